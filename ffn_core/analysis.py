@@ -1,0 +1,102 @@
+"""Reading an FFN: the collapse without a bend, what each neuron writes, and who fires.
+
+Firing is judged on the activation h (shape (..., d_ff)): neuron j fires for a token when
+h[..., j] > threshold. With ReLU the natural threshold is 0; GELU and SiLU are never
+exactly 0, so a small positive threshold separates "fired" from "barely leaked".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ffn_core.activations import get_activation
+from ffn_core.ffn import check_ffn_shapes, check_weights
+from ffn_core.shapes import as_float_arrays, check_input, check_matrix, check_shape
+
+
+def collapse(
+    W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, b2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(W_eff, b_eff) with (x @ W1 + b1) @ W2 + b2 == x @ W_eff + b_eff for every x.
+
+    W_eff = W1 @ W2 is (d_model, d_model); b_eff = b1 @ W2 + b2 is (d_model,).
+    """
+    W1, b1, W2, b2 = as_float_arrays(W1=W1, b1=b1, W2=W2, b2=b2)
+    check_weights(W1, b1, W2, b2)
+    return W1 @ W2, b1 @ W2 + b2
+
+
+def hidden(
+    x: np.ndarray, W1: np.ndarray, b1: np.ndarray, activation: str = "relu"
+) -> tuple[np.ndarray, np.ndarray]:
+    """(h_pre, h): the pre-activation x @ W1 + b1 and the activation, both (..., d_ff)."""
+    x, W1, b1 = as_float_arrays(x=x, W1=W1, b1=b1)
+    check_matrix("W1", W1, "(d_model, d_ff)")
+    check_input(x, W1.shape[0], "W1")
+    check_shape("b1", b1, (W1.shape[1],), "(d_ff,)")
+    h_pre = x @ W1 + b1  # (..., d_ff)
+    return h_pre, get_activation(activation).fn(h_pre)
+
+
+def contributions(
+    x: np.ndarray,
+    W1: np.ndarray,
+    b1: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+    activation: str = "relu",
+) -> np.ndarray:
+    """What each neuron writes into the output: h[..., j] * W2[j], shape (..., d_ff, d_model).
+
+    Summed over the d_ff axis and added to b2, it is exactly the FFN's output.
+    """
+    x, W1, b1, W2, b2 = as_float_arrays(x=x, W1=W1, b1=b1, W2=W2, b2=b2)
+    check_ffn_shapes(x, W1, b1, W2, b2)
+    _, h = hidden(x, W1, b1, activation)
+    return h[..., :, None] * W2  # (..., d_ff, d_model)
+
+
+def firing_mask(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    """True where a neuron fires: h > threshold, same shape as h."""
+    return np.asarray(h) > threshold
+
+
+def firing_count(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    """How many neurons fire for each token: shape (...,) for h of shape (..., d_ff)."""
+    return firing_mask(h, threshold).sum(axis=-1)
+
+
+def firing_rate(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    """For each neuron, the fraction of tokens it fires on, over all leading axes: (d_ff,)."""
+    mask = firing_mask(h, threshold)
+    return mask.reshape(-1, mask.shape[-1]).mean(axis=0)
+
+
+def dead_neurons(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    """Indices of the neurons that fire on no token of the batch, ascending."""
+    return np.flatnonzero(firing_rate(h, threshold) == 0)
+
+
+def sparsity(h: np.ndarray, tol: float = 0.0) -> float:
+    """Fraction of hidden activations that are (near) zero: |h| <= tol."""
+    h = np.asarray(h)
+    return float(np.mean(np.abs(h) <= tol)) if h.size else 0.0
+
+
+def contribution_sizes(h: np.ndarray, W2: np.ndarray) -> np.ndarray:
+    """Length of what each neuron writes, |h[..., j]| * ||W2[j]||: shape (..., d_ff).
+
+    Equal to the norm of `contributions(...)` along its last axis, without building it.
+    """
+    return np.abs(h) * np.linalg.norm(W2, axis=1)
+
+
+def top_k_neurons(h: np.ndarray, W2: np.ndarray, k: int) -> np.ndarray:
+    """For each token, the k neurons that write the most, largest first: shape (..., k).
+
+    Ties keep the lower neuron index first; k is clipped to d_ff.
+    """
+    sizes = contribution_sizes(h, W2)
+    k = max(0, min(int(k), sizes.shape[-1]))
+    order = np.argsort(-sizes, axis=-1, kind="stable")
+    return order[..., :k]

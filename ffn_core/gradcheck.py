@@ -1,0 +1,68 @@
+"""Check the analytic backward pass against centred finite differences.
+
+The loss is L = sum(out * G) for a fixed random G, so dL/dout = G exactly. Each entry of
+each quantity is nudged by +eps and -eps and the slope (L+ - L-) / (2 eps) is compared
+with the analytic gradient. That costs two forward passes per entry, which is why it is a
+check, not a training method.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ffn_core.ffn import ffn_backward, ffn_forward
+
+PARAMETER_NAMES = ("W1", "b1", "W2", "b2", "x")
+
+
+def relative_error(analytic: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+    """|a - n| / (|a| + |n|), with the denominator floored at 1e-12 so 0 vs 0 gives 0."""
+    return np.abs(analytic - numeric) / np.maximum(np.abs(analytic) + np.abs(numeric), 1e-12)
+
+
+def gradient_check(
+    x: np.ndarray,
+    W1: np.ndarray,
+    b1: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+    activation: str = "relu",
+    eps: float = 1e-6,
+    seed: int = 0,
+    dtype: type = np.float64,
+) -> dict[str, float]:
+    """Max relative error between analytic and numerical gradients, for W1, b1, W2, b2, x.
+
+    Runs in `dtype` (float64 by default; float32 shows why the check needs float64).
+    `seed` fixes the upstream gradient G. Shapes as in `ffn_forward`.
+    """
+    params = {
+        name: np.array(value, dtype=dtype)  # private copies: the check nudges them in place
+        for name, value in zip(PARAMETER_NAMES, (W1, b1, W2, b2, x), strict=True)
+    }
+
+    def loss() -> float:
+        p = params
+        out, _ = ffn_forward(p["x"], p["W1"], p["b1"], p["W2"], p["b2"], activation)
+        return float(np.sum(out * G))
+
+    out, cache = ffn_forward(
+        params["x"], params["W1"], params["b1"], params["W2"], params["b2"], activation
+    )
+    G = np.random.default_rng(seed).standard_normal(out.shape).astype(dtype)
+    dx, dW1, db1, dW2, db2 = ffn_backward(G, cache)
+    analytic = {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2, "x": dx}
+
+    errors = {}
+    for name, param in params.items():
+        numeric = np.zeros_like(param)
+        for idx in np.ndindex(param.shape):
+            original = param[idx]
+            param[idx] = original + eps
+            loss_plus = loss()
+            param[idx] = original - eps
+            loss_minus = loss()
+            param[idx] = original
+            numeric[idx] = (loss_plus - loss_minus) / (2 * eps)
+        errors[name] = float(relative_error(analytic[name], numeric).max(initial=0.0))
+    return errors

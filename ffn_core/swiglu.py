@@ -1,0 +1,77 @@
+"""SwiGLU, the gated FFN of Llama: three matrices and no biases.
+
+gate = x @ W_gate         (..., d_ff)
+up   = x @ W_up           (..., d_ff)
+a    = silu(gate) * up    (..., d_ff)    the gate decides how much of `up` gets through
+out  = a @ W_down         (..., d_model)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ffn_core.activations import silu, silu_grad
+from ffn_core.ffn import weight_grad
+from ffn_core.shapes import as_float_arrays, check_input, check_matrix, check_shape
+
+
+@dataclass(frozen=True)
+class SwiGLUCache:
+    """What the forward pass keeps for the backward pass."""
+
+    x: np.ndarray  # (N, d_model)
+    gate: np.ndarray  # (N, d_ff)
+    up: np.ndarray  # (N, d_ff)
+    s: np.ndarray  # (N, d_ff): silu(gate)
+    a: np.ndarray  # (N, d_ff): silu(gate) * up, the input of W_down
+    W_gate: np.ndarray  # (d_model, d_ff)
+    W_up: np.ndarray  # (d_model, d_ff)
+    W_down: np.ndarray  # (d_ff, d_model)
+    lead_shape: tuple[int, ...]
+
+
+def swiglu_forward(
+    x: np.ndarray, W_gate: np.ndarray, W_up: np.ndarray, W_down: np.ndarray
+) -> tuple[np.ndarray, SwiGLUCache]:
+    """(silu(x @ W_gate) * (x @ W_up)) @ W_down for every position independently.
+
+    Shapes: x (..., d_model), W_gate and W_up (d_model, d_ff), W_down (d_ff, d_model).
+    Returns out (..., d_model) and the cache for `swiglu_backward`.
+    """
+    x, W_gate, W_up, W_down = as_float_arrays(x=x, W_gate=W_gate, W_up=W_up, W_down=W_down)
+    check_matrix("W_gate", W_gate, "(d_model, d_ff)")
+    d_model, d_ff = W_gate.shape
+    check_input(x, d_model, "W_gate")
+    check_shape("W_up", W_up, (d_model, d_ff), "(d_model, d_ff), the shape of W_gate")
+    check_shape("W_down", W_down, (d_ff, d_model), "(d_ff, d_model)")
+    lead_shape = x.shape[:-1]
+    x2d = x.reshape(-1, d_model)  # (N, d_model)
+    gate = x2d @ W_gate  # (N, d_ff)
+    up = x2d @ W_up  # (N, d_ff)
+    s = silu(gate)  # (N, d_ff)
+    a = s * up  # (N, d_ff)
+    out = a @ W_down  # (N, d_model)
+    cache = SwiGLUCache(x2d, gate, up, s, a, W_gate, W_up, W_down, lead_shape)
+    return out.reshape(*lead_shape, d_model), cache
+
+
+def swiglu_backward(
+    dout: np.ndarray, cache: SwiGLUCache
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gradients (dx, dW_gate, dW_up, dW_down) given dout = dL/dout of shape (..., d_model)."""
+    d_model = cache.W_down.shape[1]
+    dout = np.asarray(dout, dtype=cache.a.dtype)
+    check_shape("dout", dout, (*cache.lead_shape, d_model), "the shape of out")
+    dout2d = dout.reshape(-1, d_model)  # (N, d_model)
+
+    dW_down = weight_grad(cache.a, dout2d)  # (d_ff, d_model)
+    da = dout2d @ cache.W_down.T  # (N, d_ff)
+    dup = da * cache.s  # (N, d_ff)
+    dgate = da * cache.up * silu_grad(cache.gate)  # (N, d_ff)
+
+    dW_gate = weight_grad(cache.x, dgate)  # (d_model, d_ff)
+    dW_up = weight_grad(cache.x, dup)  # (d_model, d_ff)
+    dx = dgate @ cache.W_gate.T + dup @ cache.W_up.T  # (N, d_model)
+    return dx.reshape(*cache.lead_shape, d_model), dW_gate, dW_up, dW_down

@@ -1,0 +1,181 @@
+"""The backward passes against finite differences written here, and the gradient checker."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import numerical_grad, random_ffn
+
+import ffn_core.gradcheck
+from ffn_core import (
+    ACTIVATIONS,
+    ffn_backward,
+    ffn_forward,
+    gradient_check,
+    hidden,
+    swiglu_backward,
+    swiglu_forward,
+)
+
+NAMES = list(ACTIVATIONS)
+# 1-D, 2-D and 3-D inputs, every one with d_ff != d_model so a transpose cannot hide.
+SHAPES = [((), 5, 3), ((4,), 3, 7), ((2, 4), 8, 32), ((2, 3), 6, 4)]
+
+
+def away_from_relu_kink(rng, lead, d_model, d_ff, margin=1e-3):
+    """Random weights and input with every pre-activation at least `margin` from zero."""
+    while True:
+        W1, b1, W2, b2 = random_ffn(rng, d_model, d_ff)
+        x = rng.standard_normal((*lead, d_model))
+        h_pre, _ = hidden(x, W1, b1)
+        if np.abs(h_pre).min() > margin:
+            return x, W1, b1, W2, b2
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("lead", "d_model", "d_ff"), SHAPES)
+def test_backward_matches_independent_finite_differences(rng, name, lead, d_model, d_ff):
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, lead, d_model, d_ff)
+    G = rng.standard_normal((*lead, d_model))  # L = sum(out * G), so dL/dout = G
+
+    def loss():
+        return float(np.sum(ffn_forward(x, W1, b1, W2, b2, name)[0] * G))
+
+    _, cache = ffn_forward(x, W1, b1, W2, b2, name)
+    analytic = ffn_backward(G, cache)
+    for grad, param in zip(analytic, (x, W1, b1, W2, b2), strict=True):
+        assert grad.shape == param.shape
+        np.testing.assert_allclose(grad, numerical_grad(loss, param), rtol=1e-6, atol=1e-8)
+
+
+def test_weight_gradients_are_sums_of_per_position_outer_products(rng):
+    # The lesson's shape: B=2, T=4, C=8, d_ff=32, summed with explicit loops.
+    W1, b1, W2, b2 = random_ffn(rng, 8, 32)
+    x = rng.standard_normal((2, 4, 8))
+    out, cache = ffn_forward(x, W1, b1, W2, b2)
+    dout = rng.standard_normal(out.shape)
+    _, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
+    eW1, eb1, eW2, eb2 = np.zeros_like(W1), np.zeros_like(b1), np.zeros_like(W2), np.zeros(8)
+    for b in range(2):
+        for t in range(4):
+            h_pre = x[b, t] @ W1 + b1
+            h = np.maximum(h_pre, 0)
+            dh_pre = (W2 @ dout[b, t]) * (h_pre > 0)
+            eW2 += np.outer(h, dout[b, t])
+            eb2 += dout[b, t]
+            eW1 += np.outer(x[b, t], dh_pre)
+            eb1 += dh_pre
+    for got, want in ((dW1, eW1), (db1, eb1), (dW2, eW2), (db2, eb2)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_single_position_takes_the_outer_product_path_and_agrees(rng):
+    W1, b1, W2, b2 = random_ffn(rng, 6, 10)
+    x = rng.standard_normal((1, 6))
+    out, cache = ffn_forward(x, W1, b1, W2, b2)
+    dout = rng.standard_normal(out.shape)
+    _, dW1, _, dW2, _ = ffn_backward(dout, cache)
+    # Duplicating the position with half the gradient each gives the same sums via matmul.
+    _out2, cache2 = ffn_forward(np.vstack([x, x]), W1, b1, W2, b2)
+    _, dW1_2, _, dW2_2, _ = ffn_backward(np.vstack([dout, dout]) / 2, cache2)
+    np.testing.assert_allclose(dW1, dW1_2, rtol=1e-12)
+    np.testing.assert_allclose(dW2, dW2_2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("lead", "d_model", "d_ff"), SHAPES)
+def test_gradient_check_passes_below_1e_6(rng, name, lead, d_model, d_ff):
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, lead, d_model, d_ff)
+    errors = gradient_check(x, W1, b1, W2, b2, name)
+    assert list(errors) == ["W1", "b1", "W2", "b2", "x"]
+    assert max(errors.values()) < 1e-6, errors
+
+
+def test_gradient_check_catches_a_broken_backward(rng, monkeypatch):
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, (3,), 4, 6)
+
+    def backward_with_forgotten_mask(dout, cache):
+        dx, _dW1, db1, dW2, db2 = ffn_backward(dout, cache)
+        dh = dout @ cache.W2.T  # the gradient of h, not passed through the ReLU gate
+        return dx, cache.x.T @ dh, db1, dW2, db2
+
+    monkeypatch.setattr(ffn_core.gradcheck, "ffn_backward", backward_with_forgotten_mask)
+    errors = gradient_check(x, W1, b1, W2, b2)
+    assert errors["W1"] > 1e-2
+    assert errors["W2"] < 1e-6  # the rest is still right
+
+
+def test_gradient_check_needs_float64(rng):
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, (4,), 5, 7)
+    assert max(gradient_check(x, W1, b1, W2, b2).values()) < 1e-6
+    # In float32 a nudge of 1e-6 is below the round-off of the loss itself.
+    assert max(gradient_check(x, W1, b1, W2, b2, dtype=np.float32).values()) > 1e-2
+
+
+def test_gradient_check_does_not_modify_its_arguments(rng):
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, (2,), 3, 4)
+    before = [a.copy() for a in (x, W1, b1, W2, b2)]
+    gradient_check(x, W1, b1, W2, b2)
+    for a, b in zip(before, (x, W1, b1, W2, b2), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def loop_swiglu(x, W_gate, W_up, W_down):
+    """SwiGLU with explicit loops over positions and neurons."""
+    C, H = W_gate.shape
+    rows = x.reshape(-1, C)
+    out = np.zeros_like(rows)
+    for n, row in enumerate(rows):
+        a = np.zeros(H)
+        for j in range(H):
+            g = sum(row[c] * W_gate[c, j] for c in range(C))
+            u = sum(row[c] * W_up[c, j] for c in range(C))
+            a[j] = g / (1 + np.exp(-g)) * u
+        out[n] = [sum(a[j] * W_down[j, c] for j in range(H)) for c in range(C)]
+    return out.reshape(x.shape)
+
+
+def random_swiglu(rng, d_model, d_ff):
+    return (
+        rng.standard_normal((d_model, d_ff)) * 0.5,
+        rng.standard_normal((d_model, d_ff)) * 0.5,
+        rng.standard_normal((d_ff, d_model)) * 0.5,
+    )
+
+
+@pytest.mark.parametrize(("lead", "d_model", "d_ff"), SHAPES)
+def test_swiglu_forward_matches_loops(rng, lead, d_model, d_ff):
+    weights = random_swiglu(rng, d_model, d_ff)
+    x = rng.standard_normal((*lead, d_model))
+    out, _ = swiglu_forward(x, *weights)
+    np.testing.assert_allclose(out, loop_swiglu(x, *weights), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("lead", "d_model", "d_ff"), SHAPES)
+def test_swiglu_backward_matches_finite_differences(rng, lead, d_model, d_ff):
+    W_gate, W_up, W_down = random_swiglu(rng, d_model, d_ff)
+    x = rng.standard_normal((*lead, d_model))
+    G = rng.standard_normal(x.shape)
+
+    def loss():
+        return float(np.sum(swiglu_forward(x, W_gate, W_up, W_down)[0] * G))
+
+    _, cache = swiglu_forward(x, W_gate, W_up, W_down)
+    analytic = swiglu_backward(G, cache)
+    for grad, param in zip(analytic, (x, W_gate, W_up, W_down), strict=True):
+        assert grad.shape == param.shape
+        np.testing.assert_allclose(grad, numerical_grad(loss, param), rtol=1e-6, atol=1e-8)
+
+
+def test_swiglu_keeps_float32_and_rejects_bad_shapes(rng):
+    W_gate, W_up, W_down = (w.astype(np.float32) for w in random_swiglu(rng, 4, 6))
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    out, cache = swiglu_forward(x, W_gate, W_up, W_down)
+    assert out.dtype == np.float32
+    assert all(g.dtype == np.float32 for g in swiglu_backward(np.ones_like(out), cache))
+    with pytest.raises(ValueError, match=r"W_up has shape \(6, 4\), expected \(4, 6\)"):
+        swiglu_forward(x, W_gate, W_up.T, W_down)
+    with pytest.raises(ValueError, match=r"x has shape \(3, 4\).*W_gate"):
+        swiglu_forward(x, W_gate.T, W_up, W_down)
+    with pytest.raises(ValueError, match=r"W_down has shape \(4, 6\), expected \(6, 4\)"):
+        swiglu_forward(x, W_gate, W_up, W_down.T)

@@ -1,0 +1,112 @@
+"""Parameter and FLOP counts against published totals and counts of real array shapes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ffn_core import (
+    MODEL_SHAPES,
+    attention_flops,
+    attention_params,
+    ffn_flops,
+    ffn_forward,
+    ffn_params,
+    model_params,
+    moe_params,
+    quadratic_crossover,
+    swiglu_forward,
+)
+
+
+def test_the_table_holds_the_models_the_pages_compare():
+    assert list(MODEL_SHAPES) == [
+        "GPT-2 small",
+        "GPT-2 medium",
+        "GPT-2 large",
+        "GPT-2 XL",
+        "BERT-base",
+        "Llama-2-7B",
+        "Llama-3-8B",
+        "Mixtral-8x7B",
+    ]
+
+
+@pytest.mark.parametrize("name", list(MODEL_SHAPES))
+def test_recount_equals_the_released_checkpoint(name):
+    shape = MODEL_SHAPES[name]
+    assert model_params(shape)["total"] == shape.published_params
+
+
+def test_mixtral_active_parameters_are_the_published_12_9_billion():
+    counts = model_params(MODEL_SHAPES["Mixtral-8x7B"])
+    assert round(counts["active"] / 1e9, 1) == 12.9
+    assert counts["ffn"] > 3.9 * counts["ffn_active"]  # 8 experts stored, 2 used
+
+
+def test_gpt2_small_block_matches_the_lesson():
+    # W1 + b1 and W2 + b2 are about 2.36M each; Q, K, V, O about 2.36M together.
+    counts = model_params(MODEL_SHAPES["GPT-2 small"])
+    assert counts["ffn"] == 768 * 3072 + 3072 + 3072 * 768 + 768
+    assert counts["attention"] == 4 * (768 * 768 + 768)
+    assert counts["ffn"] / counts["attention"] == pytest.approx(2.0, rel=1e-3)
+    # About two-thirds of the block's weights are the FFN's.
+    assert counts["ffn"] / counts["block"] == pytest.approx(2 / 3, abs=0.01)
+
+
+@pytest.mark.parametrize(("d_model", "d_ff"), [(3, 7), (8, 32), (5, 2)])
+def test_ffn_params_count_the_arrays_the_forward_pass_takes(d_model, d_ff):
+    arrays = [np.zeros((d_model, d_ff)), np.zeros(d_ff), np.zeros((d_ff, d_model)), np.zeros(d_model)]
+    ffn_forward(np.zeros(d_model), *arrays)  # the shapes really are an FFN's
+    assert ffn_params(d_model, d_ff) == sum(a.size for a in arrays)
+    assert ffn_params(d_model, d_ff, bias=False) == sum(a.size for a in arrays[::2])
+    swiglu = [np.zeros((d_model, d_ff)), np.zeros((d_model, d_ff)), np.zeros((d_ff, d_model))]
+    swiglu_forward(np.zeros(d_model), *swiglu)
+    assert ffn_params(d_model, d_ff, "swiglu", bias=False) == sum(a.size for a in swiglu)
+
+
+def test_swiglu_at_8_3_keeps_parameters_level_with_a_4x_ffn():
+    d = 4096
+    standard = ffn_params(d, 4 * d, bias=False)
+    swiglu = ffn_params(d, 8 * d // 3, "swiglu", bias=False)
+    assert swiglu == pytest.approx(standard, rel=1e-3)
+
+
+def test_grouped_query_attention_shrinks_k_and_v():
+    d, kv_dim = 4096, 8 * 128  # Llama-3-8B: 8 key/value heads of width 128
+    q_o = 2 * d * d
+    k_v = 2 * d * kv_dim
+    assert attention_params(d, 32, 8, bias=False) == q_o + k_v
+    assert attention_params(d, 32, bias=False) == 4 * d * d
+    with pytest.raises(ValueError, match="must divide"):
+        attention_params(768, 12, 5)
+
+
+def test_moe_total_and_active():
+    total, active = moe_params(16, 32, n_experts=8, top_k=2, kind="standard", bias=True)
+    expert = ffn_params(16, 32)
+    assert total == 8 * expert + 16 * 8
+    assert active == 2 * expert + 16 * 8
+    with pytest.raises(ValueError, match="top_k"):
+        moe_params(16, 32, n_experts=4, top_k=5)
+
+
+def test_flops_count_two_per_multiply_add():
+    # x (T, d) @ W1 (d, d_ff) is T * d * d_ff multiply-adds; the FFN has two such products.
+    T, d, d_ff = 10, 6, 24
+    assert ffn_flops(T, d, d_ff) == 2 * (2 * T * d * d_ff)
+    assert ffn_flops(T, d, d_ff, "swiglu") == 3 * (2 * T * d * d_ff)
+    parts = attention_flops(T, d, 2)
+    assert parts["projections"] == 4 * (2 * T * d * d)
+    assert parts["scores"] == parts["mix"] == 2 * T * T * d
+    with pytest.raises(ValueError, match="unknown FFN kind"):
+        ffn_flops(T, d, d_ff, "glu")
+
+
+@pytest.mark.parametrize(("kind", "experts"), [("standard", 1), ("swiglu", 1), ("swiglu", 2)])
+def test_at_the_crossover_attention_quadratic_terms_equal_the_ffn(kind, experts):
+    d, d_ff = 4096, 14336
+    T = quadratic_crossover(d, d_ff, kind, experts)
+    parts = attention_flops(T, d, 32)
+    assert parts["scores"] + parts["mix"] == pytest.approx(experts * ffn_flops(T, d, d_ff, kind))
+    assert quadratic_crossover(768, 3072) == 3072  # GPT-2 small: T = d_ff
