@@ -56,7 +56,12 @@ def test_gpt2_small_block_matches_the_lesson():
 
 @pytest.mark.parametrize(("d_model", "d_ff"), [(3, 7), (8, 32), (5, 2)])
 def test_ffn_params_count_the_arrays_the_forward_pass_takes(d_model, d_ff):
-    arrays = [np.zeros((d_model, d_ff)), np.zeros(d_ff), np.zeros((d_ff, d_model)), np.zeros(d_model)]
+    arrays = [
+        np.zeros((d_model, d_ff)),
+        np.zeros(d_ff),
+        np.zeros((d_ff, d_model)),
+        np.zeros(d_model),
+    ]
     ffn_forward(np.zeros(d_model), *arrays)  # the shapes really are an FFN's
     assert ffn_params(d_model, d_ff) == sum(a.size for a in arrays)
     assert ffn_params(d_model, d_ff, bias=False) == sum(a.size for a in arrays[::2])
