@@ -1,0 +1,1 @@
+"""FFN Explorer's shared UI: page setup, URL handling and Plotly figure builders."""

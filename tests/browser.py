@@ -1,0 +1,146 @@
+"""Helpers for the real-browser tests: the app server, Chromium, and waiting for reruns.
+
+These follow ../shared/TESTING.md: Debian's Chromium driven by Python Playwright, the app
+started headless on a free port and stopped by process group, and reruns counted from the
+websocket's `script_finished` messages rather than from DOM flags.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def require_chromium() -> None:
+    """Fail in CI, skip with the reason elsewhere, when the browser is missing."""
+    if Path(CHROMIUM).exists():
+        return
+    reason = f"{CHROMIUM} not found: apt-get install -y chromium fonts-liberation"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests must run in CI: {reason}")
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """`streamlit run app.py` on a free port, in its own process group."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = ARTIFACTS / "server.log"
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        command = [
+            sys.executable, "-m", "streamlit", "run", "app.py",
+            "--server.headless", "true",
+            "--server.address", "127.0.0.1",
+            "--server.port", str(self.port),
+            "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none",
+        ]  # fmt: skip
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
+                    if r.read() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the app did not answer within {timeout} s; see {self.log}")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+
+class Reruns:
+    """Counts finished script runs of one page, read from its websocket frames."""
+
+    def __init__(self, page) -> None:
+        self.finished = 0
+        page.on("websocket", self._watch)
+
+    def _watch(self, ws) -> None:
+        if "/_stcore/stream" in ws.url:
+            ws.on("framereceived", self._frame)
+
+    def _frame(self, payload) -> None:
+        if isinstance(payload, str):
+            return
+        msg = ForwardMsg()
+        msg.ParseFromString(payload)
+        if msg.WhichOneof("type") == "script_finished" and (
+            msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+        ):
+            self.finished += 1
+
+    def wait_for_more_than(self, count: int, page, timeout: float = 20) -> None:
+        """Wait until a run after `count` has finished, then until the app is idle."""
+        deadline = time.monotonic() + timeout
+        while self.finished <= count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no script run finished after run {count}")
+            page.wait_for_timeout(50)
+        page.wait_for_selector(
+            '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout * 1000
+        )
+
+
+def screenshot(page, name: str) -> Path:
+    """A whole-page screenshot in test-artifacts/, for a person to look at.
+
+    Streamlit scrolls inside its main section, not the document, so Playwright's
+    full_page alone stops at the first screen: grow the viewport to the content first.
+    """
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    width = page.viewport_size["width"]
+    height = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
+    )
+    page.set_viewport_size({"width": width, "height": max(height, page.viewport_size["height"])})
+    page.wait_for_timeout(500)  # let Plotly re-lay out at the new size
+    page.screenshot(path=str(path), full_page=True)
+    return path
