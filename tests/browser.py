@@ -137,9 +137,7 @@ def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     width = page.viewport_size["width"]
-    height = page.evaluate(
-        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
-    )
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": width, "height": max(height, page.viewport_size["height"])})
     page.wait_for_timeout(500)  # let Plotly re-lay out at the new size
     page.screenshot(path=str(path), full_page=True)
