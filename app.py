@@ -6,10 +6,10 @@ import streamlit as st
 
 from ffn_core import contributions, ffn_forward
 from ffn_ui.figures import neuron_writes_figure
-from ffn_ui.setup import setup_page
+from ffn_ui.setup import setup
 from ffn_ui.url import bound_slider
 
-setup_page("Home")
+model = setup("Home")
 st.title("FFN Explorer")
 st.markdown(
     "Every transformer block has two halves. Attention lets the tokens of a sentence look "
@@ -66,4 +66,15 @@ story = "; ".join(
 st.caption(
     f"{story.capitalize()}. The output {out.tolist()} is built only from the patterns "
     "this token matched. The lesson's example is x = [1, −1], giving [0, 2]."
+)
+
+st.header("Where to go next")
+st.markdown(
+    f"The sidebar sets one model that every page shares, and the address bar keeps it: "
+    f"now d_model = {model.d_model}, d_ff = {model.d_ff}, {model.activation_label}, "
+    f"{model.T} tokens. Copy the link to show someone exactly this."
+)
+st.page_link("pages/1_Neurons.py", label="Neurons: which hidden neurons fire for each token")
+st.page_link(
+    "pages/2_Key_value_memory.py", label="Key–value memory: what each firing neuron writes"
 )

@@ -22,6 +22,7 @@ from ffn_core.analysis import (
     firing_mask,
     firing_rate,
     hidden,
+    neuron_order,
     sparsity,
     top_k_neurons,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "identity",
     "model_params",
     "moe_params",
+    "neuron_order",
     "quadratic_crossover",
     "relu",
     "silu",

@@ -100,3 +100,14 @@ def top_k_neurons(h: np.ndarray, W2: np.ndarray, k: int) -> np.ndarray:
     k = max(0, min(int(k), sizes.shape[-1]))
     order = np.argsort(-sizes, axis=-1, kind="stable")
     return order[..., :k]
+
+
+def neuron_order(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    """Neurons from most to least active: by firing rate, then by mean activation.
+
+    h is (..., d_ff); returns a permutation of range(d_ff).
+    """
+    h2d = np.asarray(h).reshape(-1, np.shape(h)[-1])  # (N, d_ff)
+    rate = firing_rate(h2d, threshold)
+    mean = h2d.mean(axis=0) if h2d.shape[0] else np.zeros(h2d.shape[1])
+    return np.lexsort((-mean, -rate))  # last key sorts first

@@ -1,4 +1,4 @@
-"""The app in a real browser: cold loads, a control moved, a link shared, screenshots taken."""
+"""The app in a real browser: cold links, controls, shared links, page switches, screenshots."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from browser import screenshot as save_screenshot
 from playwright.sync_api import expect, sync_playwright
 
 EXPECT_TIMEOUT = 20_000  # ms: the first chart can take several seconds on a cold load
+PAGES = {"home": "", "neurons": "Neurons", "key_value": "Key_value_memory"}
+CHART_COUNTS = {"home": 1, "neurons": 4, "key_value": 4}  # at the default model
 
 
 @pytest.fixture(scope="module")
@@ -32,33 +34,63 @@ def browser():
             chromium.close()
 
 
-def open_page(browser, url, viewport=DESKTOP):
+def open_page(browser, url, charts=1, viewport=DESKTOP):
+    """A fresh browser context on `url`, once its first run finished and charts are drawn."""
     page = browser.new_context(viewport=viewport).new_page()
     reruns = Reruns(page)
     page.goto(url)
     reruns.wait_for_more_than(0, page, timeout=EXPECT_TIMEOUT / 1000)
-    expect(page.locator(".js-plotly-plot")).to_have_count(1, timeout=EXPECT_TIMEOUT)
+    expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=EXPECT_TIMEOUT)
     return page, reruns
 
 
-def plotted_output(page) -> list[float]:
-    """The y values of the chart's output markers, as the live Plotly graph drew them.
+def no_exception(page):
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def chart_y(page, index: int, trace_type: str) -> list[float]:
+    """The y values of a chart's first trace of a type, as the live Plotly graph drew them.
 
     gd.data keeps the base64 form the server sent; gd._fullData holds the decoded arrays.
     """
-    return page.locator(".js-plotly-plot").evaluate(
-        "gd => Array.from(gd._fullData.find(t => t.type === 'scatter').y)"
+    return (
+        page.locator(".js-plotly-plot")
+        .nth(index)
+        .evaluate(f"gd => Array.from(gd._fullData.find(t => t.type === '{trace_type}').y)")
     )
 
 
-def test_home_loads_cold_with_its_chart_and_no_exception(server, browser):
-    page, _ = open_page(browser, server.url)
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    assert plotted_output(page) == [0.0, 2.0]
+def settled_chart_y(page, index: int, trace_type: str, expected: list[float]) -> list[float]:
+    """chart_y once it equals `expected`, or its last value after 10 s.
+
+    A rerun replaces charts a moment after the script finishes, so poll rather than read once.
+    """
+    for _ in range(50):
+        values = chart_y(page, index, trace_type)
+        if values == expected:
+            break
+        page.wait_for_timeout(200)
+    return values
+
+
+def heatmap_shape(page) -> list[int]:
+    return page.locator(".js-plotly-plot").first.evaluate(
+        "gd => { const z = gd._fullData[0].z; return [z.length, z[0].length]; }"
+    )
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_loads_cold_by_its_own_link(server, browser, name):
+    page, _ = open_page(browser, f"{server.url}/{PAGES[name]}", CHART_COUNTS[name])
+    no_exception(page)
+    for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(300)
+        assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
     page.close()
 
 
-def test_moving_a_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
+def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
     page, reruns = open_page(browser, server.url)
     slider = page.get_by_role("slider", name="x₁")
     before = reruns.finished
@@ -67,20 +99,58 @@ def test_moving_a_slider_redraws_the_chart_and_the_link_reproduces_it(server, br
     reruns.wait_for_more_than(before, page)
     expect(page.locator(".js-plotly-plot")).to_have_count(1)
     assert slider.get_attribute("aria-valuetext") == "1.50"
-    assert plotted_output(page) == [0.5, 2.5]  # relu(x1 + x2), relu(x1 - x2)
+    # relu(x1 + x2), relu(x1 - x2)
+    assert settled_chart_y(page, 0, "scatter", [0.5, 2.5]) == [0.5, 2.5]
     assert "x1=1.5" in page.url
 
-    # The copied link, opened in a fresh browser context, shows the same numbers.
     fresh, _ = open_page(browser, page.url)
     assert fresh.get_by_role("slider", name="x₁").get_attribute("aria-valuetext") == "1.50"
-    assert plotted_output(fresh) == [0.5, 2.5]
+    assert chart_y(fresh, 0, "scatter") == [0.5, 2.5]
     page.close()
     fresh.close()
 
 
-@pytest.mark.parametrize(("label", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
-def test_screenshots_of_home(server, browser, label, viewport):
-    page, _ = open_page(browser, server.url, viewport)
-    path = save_screenshot(page, f"home-{label}")
-    assert path.stat().st_size > 10_000
+def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    assert heatmap_shape(page) == [6, 16]  # six words, 16 neurons
+    d_ff = page.get_by_role("spinbutton", name="d_ff")
+    before = reruns.finished
+    d_ff.fill("24")
+    d_ff.press("Enter")
+    reruns.wait_for_more_than(before, page)
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["neurons"])
+    assert heatmap_shape(page) == [6, 24]
+    assert "d_ff=24" in page.url
+
+    before = reruns.finished
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Key value memory").click()
+    reruns.wait_for_more_than(before, page)
+    expect(page.get_by_role("spinbutton", name="d_ff")).to_have_value("24")
+    assert "Key_value_memory" in page.url and "d_ff=24" in page.url
+    page.close()
+
+
+def test_lesson_preset_link_with_hand_weights_reproduces_the_output(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Key_value_memory", CHART_COUNTS["key_value"])
+    before = reruns.finished
+    page.get_by_role("button", name="Lesson").click()
+    reruns.wait_for_more_than(before, page)
+    expect(page.locator(".js-plotly-plot")).to_have_count(5)  # the plane's arrows join in
+    assert settled_chart_y(page, 1, "scatter", [0.0, 2.0]) == [0.0, 2.0]
+    assert "w=" in page.url and "x=" in page.url
+
+    fresh, _ = open_page(browser, page.url, charts=5)
+    no_exception(fresh)
+    assert chart_y(fresh, 1, "scatter") == [0.0, 2.0]
+    save_screenshot(fresh, "key_value-lesson-desktop")
+    page.close()
+    fresh.close()
+
+
+def test_presenter_mode_enlarges_text(server, browser):
+    page, _ = open_page(browser, f"{server.url}/Neurons?presenter=true", CHART_COUNTS["neurons"])
+    no_exception(page)
+    size = page.evaluate("() => getComputedStyle(document.documentElement).fontSize")
+    assert size == "24px"
+    save_screenshot(page, "neurons-presenter-desktop")
     page.close()

@@ -1,0 +1,121 @@
+"""Weights in and out: NPZ and JSON files, and a compact text form for URLs.
+
+Everything that arrives from outside is checked here before the app uses it: names,
+shapes, dtypes, finiteness and size. Nothing is unpickled or executed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+
+from ffn_core.ffn import check_weights
+
+WEIGHT_NAMES = ("W1", "b1", "W2", "b2")
+MAX_FILE_BYTES = 50 * 1024 * 1024  # GPT-2 small's FFN in float64 is 38 MB
+MAX_D_MODEL, MAX_D_FF = 1024, 4096
+
+
+def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
+    """Float64 copies of W1, b1, W2, b2 after every check; ValueError says what failed."""
+    missing = [name for name in WEIGHT_NAMES if name not in arrays]
+    if missing:
+        raise ValueError(f"missing {', '.join(missing)}; a weights file holds {WEIGHT_NAMES}")
+    weights = {}
+    for name in WEIGHT_NAMES:
+        try:
+            arr = np.asarray(arrays[name])
+        except ValueError as err:  # ragged nested lists
+            raise ValueError(f"{name} is not a rectangular array of numbers") from err
+        if arr.dtype.kind not in "iuf":
+            raise ValueError(f"{name} must hold numbers, got {arr.dtype} values")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} holds NaN or infinite values")
+        weights[name] = arr.astype(np.float64)
+    check_weights(**weights)
+    d_model, d_ff = weights["W1"].shape
+    if not (1 <= d_model <= MAX_D_MODEL and 1 <= d_ff <= MAX_D_FF):
+        raise ValueError(
+            f"W1 is {d_model} x {d_ff}; the explorer takes d_model up to {MAX_D_MODEL} "
+            f"and d_ff up to {MAX_D_FF}"
+        )
+    return weights
+
+
+def weights_to_npz(weights: dict[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **{name: weights[name] for name in WEIGHT_NAMES})
+    return buffer.getvalue()
+
+
+def weights_to_json(weights: dict[str, np.ndarray]) -> bytes:
+    payload = {name: weights[name].tolist() for name in WEIGHT_NAMES}
+    payload["orientation"] = "x @ W: W1 is (d_model, d_ff), W2 is (d_ff, d_model)"
+    return json.dumps(payload).encode("utf-8")
+
+
+def weights_from_file(data: bytes, filename: str) -> dict[str, np.ndarray]:
+    """Read and check an uploaded .npz or .json file."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(
+            f"the file is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB"
+        )
+    if filename.lower().endswith(".npz"):
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+            raise ValueError(
+                "not a plain NPZ file of numeric arrays (pickled objects are refused)"
+            ) from err
+    elif filename.lower().endswith(".json"):
+        try:
+            arrays = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"not valid JSON: {err}") from err
+        if not isinstance(arrays, dict):
+            raise ValueError("the JSON must be an object with keys W1, b1, W2, b2")
+    else:
+        raise ValueError("upload a .npz or .json file")
+    return checked_weights(arrays)
+
+
+def encode_numbers(arr: np.ndarray) -> str:
+    """A compact URL-safe text form of an array's values: shortest exact decimals, '_'-joined."""
+    return "_".join(repr(float(v)).removesuffix(".0") for v in np.ravel(arr))
+
+
+def decode_numbers(text: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The inverse of encode_numbers, for an array of the given shape; ValueError if unfit."""
+    parts = text.split("_") if text else []
+    size = int(np.prod(shape))
+    if len(parts) != size:
+        raise ValueError(f"expected {size} numbers for shape {shape}, found {len(parts)}")
+    try:
+        values = np.array([float(p) for p in parts])
+    except ValueError as err:
+        raise ValueError("the numbers could not be read") from err
+    if not np.all(np.isfinite(values)):
+        raise ValueError("NaN or infinite values")
+    return values.reshape(shape)
+
+
+def encode_arrays(arrays: list[np.ndarray]) -> str:
+    """Several arrays in one URL value, separated by '~'."""
+    return "~".join(encode_numbers(arr) for arr in arrays)
+
+
+def decode_arrays(text: str, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """Arrays from encode_arrays' form, for the given shapes; ValueError if they do not fit."""
+    parts = text.split("~")
+    if len(parts) != len(shapes):
+        raise ValueError(f"expected {len(shapes)} arrays, found {len(parts)}")
+    return [decode_numbers(part, shape) for part, shape in zip(parts, shapes, strict=True)]
+
+
+def weight_shapes(d_model: int, d_ff: int) -> dict[str, tuple[int, ...]]:
+    """The shape of each of W1, b1, W2, b2."""
+    return {"W1": (d_model, d_ff), "b1": (d_ff,), "W2": (d_ff, d_model), "b2": (d_model,)}

@@ -1,0 +1,76 @@
+"""The model every page works on: sizes, activation, weights and tokens, from the sidebar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from ffn_core.init import init_weights
+from ffn_core.tokens import embed_words
+
+# What the sidebar shows -> the core's activation names. Short labels keep URLs readable.
+ACTIVATION_LABELS = {
+    "ReLU": "relu",
+    "GELU": "gelu",
+    "GELU-tanh": "gelu_tanh",
+    "SiLU": "silu",
+    "none": "identity",
+}
+INIT_LABELS = {
+    "normal": "random normal, scaled 1/√fan-in",
+    "xavier": "Xavier (Glorot uniform)",
+    "hand": "hand-edited",
+    "uploaded": "uploaded",
+}
+TOKEN_MODES = {"sentence": "type a sentence", "random": "random vectors", "matrix": "edit x"}
+MAX_EDIT = 16  # weights are editable in tables up to d_model, d_ff <= 16
+
+
+@dataclass(frozen=True)
+class Model:
+    """What a page needs to run the FFN and label its figures."""
+
+    d_model: int
+    d_ff: int
+    activation: str  # a key of ffn_core.ACTIVATIONS
+    activation_label: str
+    weights: dict[str, np.ndarray]  # W1 (d_model, d_ff), b1, W2 (d_ff, d_model), b2
+    x: np.ndarray  # (T, d_model)
+    token_labels: list[str]  # T labels, unique, in order
+    presenter: bool
+
+    @property
+    def T(self) -> int:
+        return self.x.shape[0]
+
+    @property
+    def args(self) -> tuple[np.ndarray, ...]:
+        """(x, W1, b1, W2, b2), in the order the core's functions take them."""
+        w = self.weights
+        return self.x, w["W1"], w["b1"], w["W2"], w["b2"]
+
+
+@st.cache_resource(max_entries=6, show_spinner=False)
+def random_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
+    """Shared by every session and never written to, so GPT-2-sized weights exist once."""
+    weights = init_weights(d_model, d_ff, scheme, seed)
+    for arr in weights.values():
+        arr.flags.writeable = False
+    return weights
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def sentence_vectors(words: tuple[str, ...], d_model: int) -> np.ndarray:
+    return embed_words(list(words), d_model)
+
+
+def random_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
+    """T standard-normal token vectors, seeded apart from the weights' seed."""
+    return np.random.default_rng([seed, 1]).standard_normal((T, d_model))
+
+
+def token_labels(words: list[str]) -> list[str]:
+    """Numbered labels, so a repeated word stays its own row in every figure."""
+    return [f"{i + 1}: {w}" for i, w in enumerate(words)]

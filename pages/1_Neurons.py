@@ -1,0 +1,134 @@
+"""Neurons: which hidden neurons fire for each token."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ffn_core import firing_count, firing_rate, hidden, neuron_order, sparsity
+from ffn_ui import figures
+from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_select, bound_slider, bound_toggle
+
+model = setup("Neurons")
+st.title("Neurons: who fires, per token")
+st.markdown(
+    f"Each token's vector is scored against every neuron's key (a column of `W1`, plus "
+    f"`b1`); the {model.activation_label} then decides which neurons pass their score on. "
+    "A neuron that passes a positive value *fires*: it will write into the output."
+)
+
+left, mid, right = st.columns(3)
+view = bound_select(
+    "show",
+    "view",
+    ("activation", "pre-activation"),
+    "activation",
+    left,
+    radio=True,
+    horizontal=True,
+)
+smooth = model.activation not in ("relu", "identity")
+threshold = bound_slider(
+    "fires above",
+    "thr",
+    0.0,
+    1.0,
+    0.0,
+    0.01,
+    mid,
+    help="GELU and SiLU are never exactly 0: a threshold ignores neurons that barely leak.",
+    disabled=not smooth,
+)
+threshold = threshold if smooth else 0.0
+mask = bound_toggle("Blank silent cells", "mask", True, right)
+sort = bound_toggle("Sort neurons by firing rate", "sort", model.d_ff > 64, right)
+
+h_pre, h = hidden(*model.args[:3], model.activation)  # (T, d_ff) each
+fired = h > threshold  # (T, d_ff)
+labels = neuron_labels(model.d_ff)
+aggregate = model.d_ff > figures.MAX_COLUMNS  # wide layers always keep their most active
+order = neuron_order(h, threshold) if sort or aggregate else np.arange(model.d_ff)
+values = h if view == "activation" else h_pre
+shown, shown_fired, shown_labels, note = figures.most_active_columns(
+    values,
+    fired,
+    order,
+    labels,
+    figures.MAX_COLUMNS,
+)
+
+st.subheader(f"The {view} of every neuron for every token")
+st.caption(
+    "Red is positive, blue negative, white zero; hover a cell for its exact value."
+    + (" Grey cells did not fire." if mask else "")
+    + (f" Showing {note}." if note else "")
+)
+show(
+    figures.firing_heatmap(shown, shown_fired, model.token_labels, shown_labels, view, mask),
+    model.presenter,
+    key="heatmap",
+)
+
+st.subheader("Per token: how many fired, and which most strongly")
+counts = firing_count(h, threshold)
+show(figures.bars(model.token_labels, counts, "neurons fired per token", "fired"), model.presenter)
+top = np.argsort(-h, axis=1, kind="stable")[:, :3]  # (T, 3)
+st.dataframe(
+    pd.DataFrame(
+        {
+            "fired": counts,
+            "strongest": [
+                ", ".join(f"{labels[j]} ({h[t, j]:.3g})" for j in top[t] if fired[t, j]) or "—"
+                for t in range(model.T)
+            ],
+        },
+        index=model.token_labels,
+    )
+)
+
+st.subheader("Per neuron: how often it fires")
+rate = firing_rate(h, threshold)
+dead = np.flatnonzero(rate == 0)
+rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
+st.caption(
+    f"{len(dead)} of {model.d_ff} neurons fired on none of these {model.T} tokens"
+    + (
+        f" (dead here: {', '.join(labels[j] for j in dead[:20])}{' …' if len(dead) > 20 else ''})"
+        if len(dead)
+        else ""
+    )
+    + (f". Showing the {len(rate_order)} most active." if model.d_ff > len(rate_order) else ".")
+)
+show(
+    figures.bars(
+        [labels[j] for j in rate_order],
+        rate[rate_order],
+        "firing rate over tokens",
+        "rate",
+        colours=figures.FIRED,
+    ),
+    model.presenter,
+)
+
+st.subheader("Sparsity of the whole input")
+left, right = st.columns(2)
+left.metric("activations that did not fire", f"{np.mean(~fired):.0%}")
+right.metric(
+    "activations exactly zero",
+    f"{sparsity(h):.0%}",
+    help="ReLU's silence is exact zeros; GELU and SiLU leave small values instead.",
+)
+show(
+    figures.histogram(h, threshold, f"{model.activation_label} activations, all tokens"),
+    model.presenter,
+)
+
+st.subheader("Look closer")
+t, j = pick_token_and_neuron(model)
+st.markdown(
+    f"Token **{model.token_labels[t]}** scores **{h_pre[t, j]:.4g}** on neuron **{labels[j]}**, "
+    f"which {'fires' if fired[t, j] else 'stays silent'} ({model.activation_label} gives "
+    f"{h[t, j]:.4g})."
+)
+st.page_link("pages/2_Key_value_memory.py", label="See what it writes: Key–value memory →")

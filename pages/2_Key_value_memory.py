@@ -1,0 +1,138 @@
+"""Key–value memory: each firing neuron writes its value into the output."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core import ffn_forward
+from ffn_ui import figures
+from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_multiselect, bound_slider
+
+MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
+TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered
+
+model = setup("Key–value memory")
+st.title("Key–value memory: match a pattern, write a value")
+st.markdown(
+    "Geva and colleagues (2021) read the FFN as a memory. Each hidden neuron holds a "
+    "**key**, its column of `W1`: a pattern it looks for in the token. The token's match "
+    "score with the key, plus the neuron's bias, goes through the activation. Each neuron "
+    "also holds a **value**, its row of `W2`: the vector it adds to the output, scaled by "
+    "how strongly it fired. So the output is a weighted sum of the values of the patterns "
+    "this token matched. In the lesson's example (preset *Lesson*), the token [1, −1] "
+    "misses the key [1, 1] (score 0) and matches [1, −1] (score 2), so only the second "
+    "value is written, twice over: the output is [0, 2]."
+)
+
+t, j = pick_token_and_neuron(model)
+_, W1, b1, W2, b2 = model.args
+out, cache = ffn_forward(model.x[t], W1, b1, W2, b2, model.activation)  # (d_model,)
+h_pre, h = cache.h_pre[0], cache.h[0]  # (d_ff,)
+parts = h[:, None] * W2  # (d_ff, d_model): what each neuron writes
+labels = neuron_labels(model.d_ff)
+token = model.token_labels[t]
+fired = h > 0
+
+st.subheader(f"1. Match: how well “{token}” fits each key")
+st.caption(
+    f"{fired.sum()} of {model.d_ff} neurons fire (orange). {labels[j]} scores "
+    f"{h_pre[j]:.4g} and passes on {h[j]:.4g}."
+)
+shown = np.argsort(-np.abs(h_pre), kind="stable")[: figures.MAX_COLUMNS]
+if model.d_ff <= figures.MAX_COLUMNS:
+    shown = np.sort(shown)
+show(
+    figures.bars(
+        [labels[k] for k in shown],
+        h_pre[shown],
+        "key score x · W1[:, j] + b1[j]"
+        + (f" (the {len(shown)} largest of {model.d_ff})" if len(shown) < model.d_ff else ""),
+        "score",
+        colours=np.where(fired[shown], figures.FIRED, figures.SILENT),
+        highlight=int(np.flatnonzero(shown == j)[0]) if j in shown else None,
+    ),
+    model.presenter,
+)
+
+st.subheader("2. Write: the output is the sum of the values")
+coords = np.arange(model.d_model)
+if model.d_model > MAX_COORDS:
+    coords = np.sort(np.argsort(-np.abs(out), kind="stable")[:MAX_COORDS])
+coord_labels = [f"out{c + 1}" for c in coords]
+writing = np.flatnonzero(h != 0)  # a silent ReLU neuron writes nothing
+sizes = np.abs(parts[writing]).sum(axis=1)
+writers = writing[np.argsort(-sizes, kind="stable")[:TOP_WRITERS]]
+rest = np.setdiff1d(writing, writers)
+rows = [parts[k, coords] for k in writers]
+names = [labels[k] for k in writers]
+if len(rest):
+    rows.append(parts[rest][:, coords].sum(axis=0))
+    names.append(f"other {len(rest)} neurons")
+stacked = np.array(rows).reshape(len(rows), len(coords))
+gap = float(np.max(np.abs(stacked.sum(axis=0) + b2[coords] - out[coords])))
+st.caption(
+    f"Each coloured block is h_j × W2[j] for one neuron; b2 is added last. The diamonds are "
+    f"the forward pass's output; the blocks add up to it within {gap:.1e}."
+    + (
+        f" Showing the {MAX_COORDS} largest of {model.d_model} coordinates."
+        if model.d_model > MAX_COORDS
+        else ""
+    )
+)
+show(
+    figures.neuron_writes_figure(stacked, out[coords], names, coord_labels, b2[coords]),
+    model.presenter,
+)
+if model.d_model == 2:
+    st.caption("The same sum in the plane: each firing neuron's write, tip to tail, then b2.")
+    show(
+        figures.arrows_figure(parts[fired], b2, [labels[k] for k in np.flatnonzero(fired)]),
+        model.presenter,
+    )
+
+st.subheader("3. Residual: x + FFN(x)")
+down = int(np.sum(out < 0))
+st.caption(
+    f"The block adds the FFN's output to the token. The output is signed: here it pushes "
+    f"{down} of {model.d_model} coordinates down."
+)
+show(
+    figures.grouped_bars(
+        {
+            "x": model.x[t, coords],
+            "FFN(x)": out[coords],
+            "x + FFN(x)": model.x[t, coords] + out[coords],
+        },
+        coord_labels,
+        f"token “{token}”",
+    ),
+    model.presenter,
+)
+
+st.subheader("4. Switch neurons off, or turn one up")
+
+
+def reset_edits() -> None:
+    st.session_state.update(off=[], scale=1.0)
+
+
+left, right = st.columns(2)
+off = bound_multiselect("switched off", "off", labels, left)
+scale = bound_slider(f"scale {labels[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right)
+right.button("Reset", on_click=reset_edits)
+h_edit = h.copy()
+h_edit[[labels.index(name) for name in off]] = 0.0
+h_edit[j] *= scale
+out_edit = h_edit @ W2 + b2  # (d_model,)
+change = out_edit - out
+st.caption(
+    "Switching a neuron off removes exactly its write, h_j × W2[j]; scaling it scales that "
+    f"write. Largest change in any coordinate: {np.abs(change).max():.4g}."
+)
+show(
+    figures.grouped_bars(
+        {"output": out[coords], "edited output": out_edit[coords]}, coord_labels, "before and after"
+    ),
+    model.presenter,
+)
