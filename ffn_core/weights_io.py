@@ -15,7 +15,7 @@ import numpy as np
 from ffn_core.ffn import check_weights
 
 WEIGHT_NAMES = ("W1", "b1", "W2", "b2")
-MAX_FILE_BYTES = 50 * 1024 * 1024  # GPT-2 small's FFN in float64 is 38 MB
+MAX_FILE_BYTES = 50 * 2**20  # GPT-2 small's FFN in float64 is 36 MiB
 MAX_D_MODEL, MAX_D_FF = 1024, 4096
 
 
@@ -61,7 +61,7 @@ def weights_from_file(data: bytes, filename: str) -> dict[str, np.ndarray]:
     """Read and check an uploaded .npz or .json file."""
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(
-            f"the file is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB"
+            f"the file is {len(data) / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES // 2**20} MiB"
         )
     if filename.lower().endswith(".npz"):
         try:

@@ -66,7 +66,7 @@ def bound_toggle(label: str, key: str, default: bool = False, container=st, **kw
 def bound_text(label: str, key: str, default: str, max_chars: int, container=st, **kwargs) -> str:
     raw = st.query_params.get(key)
     if raw is not None and len(raw) > max_chars:
-        link_note(key, raw[:40] + "…", f"at most {max_chars} characters", repr(default))
+        st.warning(f"The link's {key} is {len(raw)} characters long; using the first {max_chars}.")
     return container.text_input(label, default, max_chars, key=key, **BOUND, **kwargs)
 
 

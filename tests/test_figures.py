@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from ffn_ui.figures import neuron_writes_figure
+from ffn_ui import figures
 
 
 def test_neuron_writes_figure_stacks_each_neuron_and_marks_the_output():
     parts = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])  # (d_ff=2, d_model=3)
     out = parts.sum(axis=0) + np.array([0.1, 0.2, 0.3])
-    fig = neuron_writes_figure(parts, out, ["n1", "n2"], ["a", "b", "c"])
+    fig = figures.neuron_writes_figure(parts, out, ["n1", "n2"], ["a", "b", "c"])
     bars = [t for t in fig.data if t.type == "bar"]
     assert [b.name for b in bars] == ["n1", "n2"]
     for bar, row in zip(bars, parts, strict=True):
@@ -20,3 +21,71 @@ def test_neuron_writes_figure_stacks_each_neuron_and_marks_the_output():
     np.testing.assert_allclose(marker.y, out, rtol=1e-6)
     assert fig.layout.barmode == "relative"  # negative writes stack below zero
     assert "%{y" in bars[0].hovertemplate  # exact values on hover
+
+
+def test_heatmap_is_float32_centred_on_zero_with_values_on_hover():
+    values = np.array([[0.5, -1.0, 2.0], [0.0, 3.0, -0.25]])
+    fired = values > 0
+    fig = figures.firing_heatmap(values, fired, ["t1", "t2"], ["n1", "n2", "n3"], "h", mask=False)
+    (trace,) = fig.data
+    assert trace.z.dtype == np.float32 and trace.z.shape == (2, 3)
+    assert trace.zmid == 0 and trace.zmin == -3 and trace.zmax == 3
+    assert "%{z" in trace.hovertemplate
+    masked = figures.firing_heatmap(values, fired, ["t1", "t2"], ["n1", "n2", "n3"], "h", True)
+    np.testing.assert_array_equal(np.isnan(masked.data[0].z), ~fired)
+
+
+def test_most_active_columns_keeps_the_order_and_averages_the_rest():
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal((4, 10))
+    fired = values > 0
+    order = np.arange(10)[::-1]
+    kept, kept_fired, labels, note = figures.most_active_columns(
+        values, fired, order, [f"n{j}" for j in range(10)], keep=4
+    )
+    assert kept.shape == (4, 4) and labels == ["n9", "n8", "n7", "other 7"]
+    np.testing.assert_array_equal(kept[:, :3], values[:, [9, 8, 7]])
+    np.testing.assert_allclose(kept[:, 3], values[:, :7].mean(axis=1))
+    assert not kept_fired[:, 3].any()
+    assert note == "the 3 most active of 10 neurons; the last column is the mean of the other 7"
+    small = figures.most_active_columns(values, fired, order, [f"n{j}" for j in range(10)], 10)
+    assert small[0].shape == (4, 10) and small[3] == ""
+
+
+def test_the_widest_heatmap_stays_under_a_megabyte():
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal((64, 4096))
+    labels = [f"n{j + 1}" for j in range(4096)]
+    kept, fired, kept_labels, _ = figures.most_active_columns(
+        values, values > 0, np.arange(4096), labels, figures.MAX_COLUMNS
+    )
+    fig = figures.firing_heatmap(kept, fired, [f"t{t}" for t in range(64)], kept_labels, "h", True)
+    assert len(fig.to_json()) < 1_000_000
+
+
+def test_bars_highlight_one_bar():
+    fig = figures.bars(["a", "b", "c"], [1.0, -2.0, 3.0], "t", "v", highlight=1)
+    np.testing.assert_array_equal(fig.data[0].marker.line.width, [0, 3, 0])
+    assert fig.data[0].y.dtype == np.float32
+
+
+def test_histogram_counts_every_value():
+    values = np.random.default_rng(2).standard_normal(1000)
+    fig = figures.histogram(values, 0.0, "t")
+    assert fig.data[0].y.sum() == 1000
+
+
+def test_arrows_end_at_the_output():
+    parts = np.array([[1.0, 0.5], [-0.5, 2.0]])
+    b2 = np.array([0.25, -0.25])
+    fig = figures.arrows_figure(parts, b2, ["n1", "n2"])
+    last_tip = fig.layout.annotations[-1]
+    assert (last_tip.x, last_tip.y) == pytest.approx(tuple(parts.sum(axis=0) + b2))
+    first = fig.layout.annotations[0]
+    assert (first.ax, first.ay) == (0, 0)  # the first arrow starts at the origin
+
+
+def test_grouped_bars_keep_every_series():
+    fig = figures.grouped_bars({"x": [1, 2], "y": [3, 4]}, ["a", "b"], "t")
+    assert [t.name for t in fig.data] == ["x", "y"]
+    assert fig.layout.barmode == "group"

@@ -1,0 +1,160 @@
+"""Where x and the weights come from: a sentence, random draws, edited tables, uploads."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ffn_core.tokens import MAX_TOKENS, split_words
+from ffn_core.weights_io import encode_arrays, weight_shapes
+from ffn_ui import editing
+from ffn_ui.model import MAX_EDIT, random_tokens, random_weights, sentence_vectors, token_labels
+from ffn_ui.url import bound_number, bound_text
+
+DEFAULT_TEXT = "the cat sat on the mat"
+
+
+def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, list[str]]:
+    """The input x (T, d_model) and one label per token."""
+    # Always drawn, so that a preset's T reaches the URL like every other control's value.
+    T = bound_number(
+        "tokens T",
+        "T",
+        1,
+        MAX_TOKENS,
+        6,
+        container,
+        disabled=mode == "sentence",
+        help="For random or edited x; a sentence has one per word.",
+    )
+    if mode == "sentence":
+        text = bound_text(
+            "sentence",
+            "text",
+            DEFAULT_TEXT,
+            300,
+            container,
+            help=f"Each word is a token (at most {MAX_TOKENS}).",
+        )
+        words = split_words(text)
+        if not words:
+            st.warning("Type at least one word; showing “hello” meanwhile.")
+            words = ["hello"]
+        drop_url_value("x")
+        return sentence_vectors(tuple(words), d_model), token_labels(words)
+    labels = token_labels([f"t{i + 1}" for i in range(T)])
+    if mode == "edited" and d_model <= MAX_EDIT:
+        return edited_tokens(T, d_model, seed), labels
+    if mode == "edited":
+        st.info(f"x can be edited up to d_model = {MAX_EDIT}; showing random tokens instead.")
+    drop_url_value("x")
+    return random_tokens(T, d_model, seed), labels
+
+
+def edited_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
+    shapes = {"x": (T, d_model)}
+    base = {"x": np.round(random_tokens(T, d_model, seed), 2)}
+    arrays = editing.stored_arrays("edited_x", "x", shapes, lambda: base)
+    version = st.session_state["edited_x_version"]
+    with st.expander("Edit the input x", expanded=True):
+        x = editing.edit_table(
+            arrays["x"],
+            editing.labels("t", T),
+            editing.labels("x", d_model),
+            f"edit_x_{version}",
+            "x (T × d_model): row t is token t's vector",
+        )
+    editing.commit_edits("edited_x", "x", arrays, {"x": x})
+    return x
+
+
+def model_weights(init: str, d_model: int, d_ff: int, seed: int) -> dict[str, np.ndarray]:
+    if init in ("normal", "Xavier"):
+        drop_url_value("w")
+        return random_weights(d_model, d_ff, init.lower(), seed)
+    if init == "uploaded":
+        uploaded = st.session_state.get("uploaded_weights")
+        if editing.fits(uploaded, weight_shapes(d_model, d_ff)):
+            keep_small_weights_in_url(uploaded)
+            return uploaded
+        if "w" in st.query_params and "uploaded_weights" not in st.session_state:
+            return hand_weights(d_model, d_ff, seed)  # a shared link carries them
+        st.info(
+            "No uploaded weights of this size yet: upload a file under the weights "
+            "settings. Showing random normal weights meanwhile."
+        )
+        drop_url_value("w")
+        return random_weights(d_model, d_ff, "normal", seed)
+    if d_model > MAX_EDIT or d_ff > MAX_EDIT:
+        st.info(
+            f"Weights can be edited up to d_model, d_ff ≤ {MAX_EDIT}; showing random "
+            "normal weights instead."
+        )
+        drop_url_value("w")
+        return random_weights(d_model, d_ff, "normal", seed)
+    return hand_weights(d_model, d_ff, seed)
+
+
+def hand_weights(d_model: int, d_ff: int, seed: int) -> dict[str, np.ndarray]:
+    """Weights in four tables, starting from rounded random ones, kept in the URL."""
+    shapes = weight_shapes(d_model, d_ff)
+
+    def base() -> dict[str, np.ndarray]:
+        uploaded = st.session_state.get("uploaded_weights")
+        if editing.fits(uploaded, shapes):
+            return dict(uploaded)
+        return {n: np.round(a, 2) for n, a in random_weights(d_model, d_ff, "normal", seed).items()}
+
+    arrays = editing.stored_arrays("hand_weights", "w", shapes, base)
+    version = st.session_state["hand_weights_version"]
+    inputs, neurons, outputs = (
+        editing.labels(p, n) for p, n in (("x", d_model), ("n", d_ff), ("out", d_model))
+    )
+    with st.expander("Edit the weights", expanded=True):
+        left, right = st.columns(2)
+        with left:
+            W1 = editing.edit_table(
+                arrays["W1"],
+                inputs,
+                neurons,
+                f"edit_W1_{version}",
+                "W1 (d_model × d_ff): column j is neuron j's key",
+            )
+            b1 = editing.edit_table(
+                arrays["b1"],
+                ["b1"],
+                neurons,
+                f"edit_b1_{version}",
+                "b1 (d_ff): one bias per neuron",
+            )
+        with right:
+            W2 = editing.edit_table(
+                arrays["W2"],
+                neurons,
+                outputs,
+                f"edit_W2_{version}",
+                "W2 (d_ff × d_model): row j is neuron j's value",
+            )
+            b2 = editing.edit_table(
+                arrays["b2"],
+                ["b2"],
+                outputs,
+                f"edit_b2_{version}",
+                "b2 (d_model): added to every output",
+            )
+    editing.commit_edits("hand_weights", "w", arrays, {"W1": W1, "b1": b1, "W2": W2, "b2": b2})
+    return {"W1": W1, "b1": b1, "W2": W2, "b2": b2}
+
+
+def keep_small_weights_in_url(weights: dict[str, np.ndarray]) -> None:
+    d_model, d_ff = weights["W1"].shape
+    if d_model <= MAX_EDIT and d_ff <= MAX_EDIT:
+        st.query_params["w"] = encode_arrays(list(weights.values()))
+    else:
+        drop_url_value("w")
+        st.caption("A link cannot carry uploaded weights this large: share the file too.")
+
+
+def drop_url_value(key: str) -> None:
+    if key in st.query_params:
+        del st.query_params[key]

@@ -1,0 +1,232 @@
+"""The Neurons and Key–value pages in AppTest: they run, follow their controls, and show
+numbers that agree with the core computed independently."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import streamlit as st
+from pages_helpers import (
+    KEY_VALUE,
+    NEURONS,
+    click,
+    expected_default_model,
+    heatmap,
+    open_page,
+    relu,
+    trace_y,
+    traces,
+    warnings_text,
+)
+from plotly_data import decode
+
+from ffn_core.activations import gelu
+from ffn_core.weights_io import encode_arrays
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.mark.parametrize("page", [None, NEURONS, KEY_VALUE])
+@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
+def test_every_page_runs_on_defaults_and_each_preset(page, preset):
+    at = open_page(page)
+    if preset:
+        click(at, preset)
+    assert not at.exception
+    assert at.get("plotly_chart")
+
+
+def test_neurons_heatmap_shows_the_activation_of_every_token_and_neuron():
+    at = open_page(NEURONS, {"mask": "false"})
+    x, w = expected_default_model()
+    z = decode(heatmap(at)["z"])
+    assert z.shape == (6, 16)
+    np.testing.assert_allclose(z, relu(x @ w["W1"] + w["b1"]), rtol=1e-6, atol=1e-6)
+    assert heatmap(at)["zmid"] == 0  # diverging, centred on zero
+    assert "%{z" in heatmap(at)["hovertemplate"]
+
+
+def test_heatmap_follows_d_model_d_ff_T_activation_and_view():
+    query = {"d_model": "3", "d_ff": "9", "tokens": "random", "T": "5", "act": "GELU"}
+    at = open_page(NEURONS, {**query, "mask": "false", "view": "pre-activation"})
+    w = expected_default_model(3, 9)[1]
+    x = np.random.default_rng([0, 1]).standard_normal((5, 3))  # the UI's random tokens
+    h_pre = x @ w["W1"] + w["b1"]
+    np.testing.assert_allclose(decode(heatmap(at)["z"]), h_pre, rtol=1e-6, atol=1e-6)
+    at = open_page(NEURONS, {**query, "mask": "false"})
+    np.testing.assert_allclose(decode(heatmap(at)["z"]), gelu(h_pre), rtol=1e-6, atol=1e-6)
+
+
+def test_mask_blanks_the_cells_that_did_not_fire():
+    at = open_page(NEURONS)
+    x, w = expected_default_model()
+    z = decode(heatmap(at)["z"])
+    fired = relu(x @ w["W1"] + w["b1"]) > 0
+    np.testing.assert_array_equal(~np.isnan(z), fired)
+
+
+def test_a_wide_layer_keeps_its_most_active_neurons_under_the_size_cap():
+    at = open_page(NEURONS, {"d_model": "64", "d_ff": "4096", "tokens": "random", "T": "64"})
+    trace = heatmap(at)
+    assert decode(trace["z"]).shape == (64, 256)
+    assert trace["x"][-1] == "other 3841"
+    assert "most active of 4096" in " ".join(c.value for c in at.caption)
+    spec_bytes = sum(len(chart.proto.spec) for chart in at.get("plotly_chart"))
+    assert spec_bytes < 1_000_000
+
+
+def test_per_token_counts_and_firing_rates_agree_with_the_heatmap():
+    at = open_page(NEURONS)
+    x, w = expected_default_model()
+    fired = relu(x @ w["W1"] + w["b1"]) > 0
+    np.testing.assert_array_equal(trace_y(at, 1, kind="bar"), fired.sum(axis=1))
+    rates = trace_y(at, 2, kind="bar")
+    np.testing.assert_allclose(np.sort(rates)[::-1], np.sort(fired.mean(axis=0))[::-1])
+    assert at.metric[0].value == f"{np.mean(~fired):.0%}"
+
+
+def test_threshold_counts_fewer_firing_neurons_for_smooth_activations():
+    base = {"act": "SiLU", "mask": "false"}
+    low = open_page(NEURONS, base)
+    high = open_page(NEURONS, {**base, "thr": "0.3"})
+    assert trace_y(high, 1, kind="bar").sum() < trace_y(low, 1, kind="bar").sum()
+
+
+def test_lesson_preset_gives_the_output_0_2():
+    at = click(open_page(KEY_VALUE), "Lesson")
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
+    assert len(at.get("plotly_chart")) == 5  # the plane's arrows appear at d_model = 2
+    at = click(open_page(NEURONS), "Lesson")
+    np.testing.assert_array_equal(decode(heatmap(at)["z"]), [[np.nan, 2.0]])
+
+
+def test_the_blocks_shown_add_up_to_the_output_shown():
+    at = open_page(KEY_VALUE)
+    x, w = expected_default_model()
+    out = relu(x[0] @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
+    bars = [decode(t["y"]) for t in traces(at, 1) if t["type"] == "bar"]
+    shown_out = trace_y(at, 1, name="output (the sum)")
+    np.testing.assert_allclose(np.sum(bars, axis=0), shown_out, atol=1e-6)
+    np.testing.assert_allclose(shown_out, out, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("neuron", [0, 6, 14])
+def test_switching_a_neuron_off_removes_exactly_its_write(neuron):
+    x, w = expected_default_model()
+    h = relu(x[2] @ w["W1"] + w["b1"])  # token "3: sat"
+    write = h[neuron] * w["W2"][neuron]
+    query = {"tok": "3: sat", "neuron": f"n{neuron + 1}"}
+    at = open_page(KEY_VALUE, {**query, "off": f"n{neuron + 1}"})
+    before, after = trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    np.testing.assert_allclose(after - before, -write, atol=1e-6)
+    at = open_page(KEY_VALUE, {**query, "scale": "2.5"})
+    before, after = trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    np.testing.assert_allclose(after - before, 1.5 * write, atol=1e-6)
+
+
+def test_reset_restores_the_output():
+    at = open_page(KEY_VALUE, {"off": "n1", "scale": "2"})
+    (reset,) = [b for b in at.button if b.label == "Reset"]
+    reset.click().run()
+    np.testing.assert_array_equal(
+        trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    )
+
+
+def test_residual_view_shows_x_ffn_and_their_sum():
+    at = open_page(KEY_VALUE)
+    x, ffn, total = (trace_y(at, -2, name=n) for n in ("x", "FFN(x)", "x + FFN(x)"))
+    np.testing.assert_allclose(x + ffn, total, atol=1e-6)
+
+
+def test_a_link_with_hand_edited_weights_reproduces_them():
+    weights = [
+        np.array([[1.0, -2, 0.5], [0.25, 1, -1]]),
+        np.array([0.1, 0, -0.2]),
+        np.array([[1.0, 0], [0, 1], [-1, 1]]),
+        np.array([0.0, 0.5]),
+    ]
+    query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "mask": "false"}
+    at = open_page(NEURONS, {**query, "w": encode_arrays(weights)})
+    x, _ = expected_default_model(2, 3)
+    np.testing.assert_allclose(
+        decode(heatmap(at)["z"]), relu(x @ weights[0] + weights[1]), rtol=1e-6, atol=1e-6
+    )
+    assert not at.warning
+
+
+def test_a_link_with_unfitting_hand_weights_falls_back_with_a_note():
+    query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "w": "1_2_3~4"}
+    at = open_page(NEURONS, query)
+    assert not at.exception
+    assert "w= values do not fit" in warnings_text(at)
+
+
+def test_editing_a_weight_cell_changes_the_model_and_the_link():
+    at = click(open_page(KEY_VALUE), "Lesson")
+    version = at.session_state["hand_weights_version"]
+    at.session_state[f"edit_W1_{version}"] = {
+        "edited_rows": {0: {"n2": 3.0}},  # key of neuron 2 becomes [3, -1]
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.exception
+    assert at.session_state["hand_weights"]["W1"][0, 1] == 3.0
+    assert at.query_params["w"].startswith("1_3_1_-1~")
+    # x = [1, -1]: neuron 2 now scores 3 + 1 = 4 and writes [0, 4].
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 4.0])
+
+
+def test_editing_x_in_the_table_changes_the_token():
+    at = click(open_page(KEY_VALUE), "Lesson")
+    version = at.session_state["edited_x_version"]
+    at.session_state[f"edit_x_{version}"] = {
+        "edited_rows": {0: {"x2": 1.0}},  # x = [1, 1]: now the "agree" key fires
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [2.0, 0.0])
+    assert at.query_params["x"] == "1_1"
+
+
+def test_d_ff_quick_setting_is_four_times_d_model():
+    at = open_page(NEURONS, {"d_model": "5"})
+    (quick,) = [b for b in at.sidebar.button if b.label.startswith("d_ff = 4")]
+    quick.click().run()
+    assert at.sidebar.number_input(key="d_ff").value == 20
+    assert decode(heatmap(at)["z"]).shape == (6, 20)
+
+
+def test_presenter_mode_enlarges_figures_and_tucks_secondary_controls_away():
+    plain, presenting = open_page(NEURONS), open_page(NEURONS, {"presenter": "true"})
+    font = [
+        json.loads(c.proto.spec)["layout"]["font"]["size"]
+        for c in (plain.get("plotly_chart")[0], presenting.get("plotly_chart")[0])
+    ]
+    assert font == [14, 20]
+    assert not plain.sidebar.expander
+    assert [e.label for e in presenting.sidebar.expander] == ["More settings"]
+
+
+def test_empty_and_long_sentences():
+    at = open_page(NEURONS, {"text": "?!"})
+    assert "at least one word" in warnings_text(at)
+    at = open_page(NEURONS, {"text": " ".join(["a"] * 80)})
+    assert decode(heatmap(at)["z"]).shape[0] == 64  # at most 64 tokens
+    at = open_page(NEURONS, {"text": "word " * 80})
+    assert "using the first 300" in warnings_text(at)
+    assert decode(heatmap(at)["z"]).shape[0] == 60
+
+
+def test_the_chosen_token_and_neuron_come_from_the_link():
+    at = open_page(KEY_VALUE, {"tok": "2: cat", "neuron": "n7"})
+    assert "2: cat" in " ".join(s.value for s in at.subheader)
+    assert "n7 scores" in " ".join(c.value for c in at.caption)

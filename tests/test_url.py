@@ -1,0 +1,73 @@
+"""Every URL-bound control: a malformed or out-of-range value gets a visible note and the
+default, never an exception."""
+
+from __future__ import annotations
+
+import pytest
+import streamlit as st
+from pages_helpers import KEY_VALUE, NEURONS, open_page, warnings_text
+
+BAD_VALUES = [
+    # (page, key, bad value)
+    (None, "x1", "abc"),
+    (None, "x2", "7"),
+    (NEURONS, "presenter", "maybe"),
+    (NEURONS, "d_model", "abc"),
+    (NEURONS, "d_model", "0"),
+    (NEURONS, "d_model", "2000"),
+    (NEURONS, "d_ff", "5000"),
+    (NEURONS, "d_ff", "1.5"),
+    (NEURONS, "act", "tanh"),
+    (NEURONS, "seed", "-1"),
+    (NEURONS, "init", "magic"),
+    (NEURONS, "tokens", "words"),
+    (NEURONS, "T", "65"),
+    (NEURONS, "view", "both"),
+    (NEURONS, "thr", "5"),
+    (NEURONS, "mask", "perhaps"),
+    (NEURONS, "sort", "1"),
+    (NEURONS, "tok", "99: zz"),
+    (NEURONS, "neuron", "n999"),
+    (KEY_VALUE, "off", "n999"),
+    (KEY_VALUE, "scale", "nan"),
+    (KEY_VALUE, "scale", "10"),
+]
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.mark.parametrize(("page", "key", "raw"), BAD_VALUES)
+def test_a_bad_link_value_gets_a_note_and_the_default(page, key, raw):
+    at = open_page(page, {key: raw})
+    assert not at.exception
+    assert f"{key}={raw!r}" in warnings_text(at)
+    assert at.get("plotly_chart")
+
+
+@pytest.mark.parametrize(("key", "default"), [("d_model", 4), ("d_ff", 16), ("T", 6), ("seed", 0)])
+def test_bad_numbers_fall_back_to_the_default(key, default):
+    at = open_page(NEURONS, {key: "-5"})
+    assert at.sidebar.number_input(key=key).value == default
+
+
+def test_good_values_get_no_note():
+    query = {
+        "d_model": "8",
+        "d_ff": "32",
+        "act": "GELU",
+        "seed": "3",
+        "init": "Xavier",
+        "tokens": "random",
+        "T": "9",
+        "view": "pre-activation",
+        "thr": "0.2",
+    }
+    at = open_page(NEURONS, query)
+    assert not at.exception
+    assert warnings_text(at) == ""
+    assert at.sidebar.number_input(key="d_model").value == 8
+    assert at.sidebar.selectbox(key="act").value == "GELU"
