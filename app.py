@@ -9,9 +9,7 @@ from ffn_ui.figures import neuron_writes_figure
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_slider
 
-model = setup("Home")
-st.title("FFN Explorer")
-st.markdown(
+INTRO = (
     "Every transformer block has two halves. Attention lets the tokens of a sentence look "
     "at each other; the **feed-forward network (FFN)** then works on each token alone. "
     "It widens the token's vector from `d_model` numbers to `d_ff` hidden neurons "
@@ -20,6 +18,8 @@ st.markdown(
     "Read each hidden neuron as a rule: its column of `W1` is a pattern it looks for "
     "(a *key*), and its row of `W2` is what it writes when the pattern is there (a *value*)."
 )
+
+model = setup("Home", "FFN Explorer", INTRO)
 st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x\,W_1 + b_1)\,W_2 + b_2")
 
 st.header("The smallest example, live")

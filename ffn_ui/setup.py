@@ -1,6 +1,6 @@
 """The one call every page starts with: page config, the sidebar model, presets, presenter.
 
-    model = setup("Neurons")
+    model = setup("Neurons", "Neurons: who fires, per token", INTRO)
 
 reads every control from the URL and the session, so a page works when opened first by
 its own link, and returns the Model the page computes on.
@@ -30,8 +30,14 @@ def setup_page(title: str) -> None:
     st.set_page_config(page_title=f"{title} · FFN Explorer", page_icon="⏳", layout="wide")
 
 
-def setup(title: str) -> Model:
+def setup(title: str, heading: str, intro: str) -> Model:
+    """Config, then the page's heading and intro, then everything the sidebar decides.
+
+    Notes about the link and the tables for edited weights follow the intro.
+    """
     setup_page(title)
+    st.title(heading)
+    st.markdown(intro)
     sidebar = st.sidebar
     presenter = bound_toggle(
         "Presenter mode",
@@ -42,11 +48,11 @@ def setup(title: str) -> Model:
     if presenter:
         st.html(PRESENTER_CSS)
     show_upload_result()
-    presets(sidebar)
+    presets(sidebar, presenter)
 
     sidebar.subheader("Model")
     d_model = bound_number("d_model", "d_model", 1, 1024, 4, sidebar, help="Token width.")
-    sidebar.button("d_ff = 4 × d_model", on_click=set_d_ff_4x, use_container_width=True)
+    sidebar.button("d_ff = 4 × d_model", on_click=set_d_ff_4x, width="stretch")
     d_ff = bound_number("d_ff", "d_ff", 1, 4096, 16, sidebar, help="Hidden neurons.")
     sidebar.caption(
         f"4 × d_model = {4 * d_model}. SwiGLU models use about 8/3 × d_model = "
@@ -84,12 +90,12 @@ def setup(title: str) -> Model:
     )
 
 
-def presets(container) -> None:
+def presets(container, presenter: bool) -> None:
+    """One click to each key picture; stacked in presenter mode, where text is larger."""
     container.subheader("Presets")
-    left, mid, right = container.columns(3)
-    left.button("Lesson", on_click=preset_lesson, help="d_model = d_ff = 2, x = [1, −1] → [0, 2]")
-    mid.button("Small", on_click=preset_small, help="d_model = 4, d_ff = 16, ReLU")
-    right.button("GPT-2", on_click=preset_gpt2, help="768 → 3072, GELU, random weights")
+    places = [container] * 3 if presenter else container.columns(3)
+    for place, (label, action, hint) in zip(places, PRESETS, strict=True):
+        place.button(label, on_click=action, help=hint, width="stretch" if presenter else "content")
 
 
 def preset_lesson() -> None:
@@ -106,6 +112,13 @@ def preset_small() -> None:
 
 def preset_gpt2() -> None:
     st.session_state.update(d_model=768, d_ff=3072, act="GELU", init="normal", tokens="sentence")
+
+
+PRESETS = (
+    ("Lesson", preset_lesson, "d_model = d_ff = 2, x = [1, −1] → [0, 2]"),
+    ("Small", preset_small, "d_model = 4, d_ff = 16, ReLU"),
+    ("GPT-2", preset_gpt2, "768 → 3072, GELU, random weights"),
+)
 
 
 def set_d_ff_4x() -> None:

@@ -10,13 +10,13 @@ from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
 
-model = setup("Neurons")
-st.title("Neurons: who fires, per token")
-st.markdown(
-    f"Each token's vector is scored against every neuron's key (a column of `W1`, plus "
-    f"`b1`); the {model.activation_label} then decides which neurons pass their score on. "
+INTRO = (
+    "Each token's vector is scored against every neuron's key (a column of `W1`, plus "
+    "`b1`); the activation then decides which neurons pass their score on. "
     "A neuron that passes a positive value *fires*: it will write into the output."
 )
+
+model = setup("Neurons", "Neurons: who fires, per token", INTRO)
 
 left, mid, right = st.columns(3)
 view = bound_select(

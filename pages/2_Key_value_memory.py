@@ -12,9 +12,7 @@ from ffn_ui.url import bound_multiselect, bound_slider
 MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
 TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered
 
-model = setup("Key–value memory")
-st.title("Key–value memory: match a pattern, write a value")
-st.markdown(
+INTRO = (
     "Geva and colleagues (2021) read the FFN as a memory. Each hidden neuron holds a "
     "**key**, its column of `W1`: a pattern it looks for in the token. The token's match "
     "score with the key, plus the neuron's bias, goes through the activation. Each neuron "
@@ -24,6 +22,8 @@ st.markdown(
     "misses the key [1, 1] (score 0) and matches [1, −1] (score 2), so only the second "
     "value is written, twice over: the output is [0, 2]."
 )
+
+model = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)
 
 t, j = pick_token_and_neuron(model)
 _, W1, b1, W2, b2 = model.args

@@ -154,3 +154,52 @@ def test_presenter_mode_enlarges_text(server, browser):
     assert size == "24px"
     save_screenshot(page, "neurons-presenter-desktop")
     page.close()
+
+
+def test_a_token_picked_on_neurons_carries_to_key_value(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    before = reruns.finished
+    token = page.get_by_role("combobox", name="token", exact=True)
+    token.click()
+    token.fill("3: sat")  # filters the options to one
+    token.press("Enter")
+    reruns.wait_for_more_than(before, page)
+    assert "tok=3%3A+sat" in page.url
+    before = reruns.finished
+    page.get_by_role("link", name="See what it writes").click()
+    reruns.wait_for_more_than(before, page)
+    expect(page.get_by_text("1. Match: how well “3: sat” fits each key")).to_be_visible()
+    no_exception(page)
+    page.close()
+
+
+def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
+    import numpy as np
+
+    from ffn_core.init import init_weights
+    from ffn_core.weights_io import weights_to_npz
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"W1": [["a"]], "b1": [1], "W2": [[1]], "b2": [1]}')
+    good = tmp_path / "good.npz"
+    good.write_bytes(weights_to_npz(init_weights(3, 5, "normal", 7)))
+
+    page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    before = reruns.finished
+    uploader.set_input_files(str(bad))
+    reruns.wait_for_more_than(before, page)
+    expect(page.get_by_text("bad.json was not loaded: W1 must hold numbers")).to_be_visible()
+    assert heatmap_shape(page) == [6, 16]  # the model is untouched
+
+    before = reruns.finished
+    uploader.set_input_files(str(good))
+    reruns.wait_for_more_than(before, page)
+    expect(page.get_by_text("Loaded good.npz: d_model 3, d_ff 5.")).to_be_visible()
+    for _ in range(50):  # the new heatmap replaces the old a moment after the run
+        if heatmap_shape(page) == [6, 5]:
+            break
+        page.wait_for_timeout(200)
+    assert heatmap_shape(page) == [6, 5]
+    assert np.isfinite(chart_y(page, 1, "bar")).all()
+    page.close()
