@@ -78,3 +78,6 @@ st.page_link("pages/1_Neurons.py", label="Neurons: which hidden neurons fire for
 st.page_link(
     "pages/2_Key_value_memory.py", label="Key–value memory: what each firing neuron writes"
 )
+st.page_link("pages/3_Activations.py", label="Activations: ReLU, GELU, SiLU and SwiGLU")
+st.page_link("pages/4_Collapse.py", label="Collapse: without the bend, one matrix")
+st.page_link("pages/5_Position-wise.py", label="Position-wise: the same MLP at every token")

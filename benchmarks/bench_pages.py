@@ -19,7 +19,15 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = {"Home": None, "Neurons": "pages/1_Neurons.py", "Key–value": "pages/2_Key_value_memory.py"}
+PAGES = {
+    "Home": None,
+    "Neurons": "pages/1_Neurons.py",
+    "Key–value": "pages/2_Key_value_memory.py",
+    "Activations": "pages/3_Activations.py",
+    "Collapse": "pages/4_Collapse.py",
+    "Collapse, trained": "pages/4_Collapse.py",
+    "Position-wise": "pages/5_Position-wise.py",
+}
 SETTINGS = {
     "defaults": {},
     "GPT-2 small, T = 16": {
@@ -66,7 +74,8 @@ def main() -> None:
     print("page | setting | first run ms | rerun ms (median) | rerun / empty page")
     for setting, query in SETTINGS.items():
         for name, page in PAGES.items():
-            at, cold = open_app(page, query)
+            extra = {"guess": "no", "task": "spiral"} if name.endswith("trained") else {}
+            at, cold = open_app(page, {**query, **extra})
             warm = median_ms(at)
             print(f"{name} | {setting} | {cold:.0f} | {warm:.1f} | {warm / floor:.1f}")
 

@@ -111,3 +111,18 @@ def neuron_order(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
     rate = firing_rate(h2d, threshold)
     mean = h2d.mean(axis=0) if h2d.shape[0] else np.zeros(h2d.shape[1])
     return np.lexsort((-mean, -rate))  # last key sorts first
+
+
+def collapse_stack(blocks: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """L linear FFNs applied one after another, as one (W_eff, b_eff).
+
+    blocks: [(W1, b1, W2, b2), ...], each block d_model -> d_model. Applying block i to
+    x @ W + b gives x @ (W @ Wi) + (b @ Wi + bi), so the whole stack stays one matrix.
+    """
+    W, b = None, None
+    for block in blocks:
+        Wi, bi = collapse(*block)
+        W, b = (Wi, bi) if W is None else (W @ Wi, b @ Wi + bi)
+    if W is None:
+        raise ValueError("collapse_stack needs at least one block")
+    return W, b

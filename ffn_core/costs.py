@@ -6,6 +6,7 @@ score and mix terms are counted for the full T x T matrix (no causal saving).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 FFN_KINDS = ("standard", "swiglu")
@@ -245,3 +246,11 @@ MODEL_SHAPES: dict[str, ModelShape] = {
         ),
     )
 }
+
+
+def swiglu_d_ff(d_model: int, multiple_of: int = 1) -> int:
+    """The SwiGLU width whose three matrices match a 4x FFN's two: 3 d h = 8 d^2, h = 8d/3.
+
+    Rounded up to a multiple of `multiple_of`, as Llama does with 256 (4096 -> 11008).
+    """
+    return multiple_of * math.ceil(8 * d_model / 3 / multiple_of)

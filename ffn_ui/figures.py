@@ -243,3 +243,152 @@ def grouped_bars(series: dict[str, np.ndarray], coord_labels: list[str], title: 
     fig.update_xaxes(type="category")
     fig.add_hline(y=0, line_color="grey", line_width=1)
     return compact(fig, 360)
+
+
+def matrix_heatmap(
+    values: np.ndarray, rows: list[str], cols: list[str], title: str, what: str = "value"
+) -> go.Figure:
+    """Any matrix on a diverging scale centred on zero, exact values on hover."""
+    limit = float(np.max(np.abs(values))) if values.size else 1.0
+    fig = go.Figure(
+        go.Heatmap(
+            z=f32(values),
+            x=cols,
+            y=rows,
+            colorscale=DIVERGING,
+            zmid=0,
+            zmin=-limit or -1,
+            zmax=limit or 1,
+            colorbar={"thickness": 12},
+            hovertemplate=f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category")
+    fig.update_layout(title=title)
+    return compact(fig, min(700, max(260, 80 + 26 * len(rows))))
+
+
+def curves(z: np.ndarray, series: dict[str, np.ndarray], title: str, ytitle: str) -> go.Figure:
+    """One line per series over the same z axis."""
+    fig = go.Figure()
+    for k, (name, values) in enumerate(series.items()):
+        fig.add_scatter(
+            x=f32(z),
+            y=f32(values),
+            mode="lines",
+            name=name,
+            line={"color": COLOURS[k % len(COLOURS)], "width": 3},
+            hovertemplate=f"{name}(%{{x:.3f}}) = %{{y:.6g}}<extra></extra>",
+        )
+    fig.update_layout(title=title, xaxis_title="z", yaxis_title=ytitle, hovermode="x unified")
+    fig.add_hline(y=0, line_color="grey", line_width=1)
+    fig.add_vline(x=0, line_color="grey", line_width=1)
+    return compact(fig, 380)
+
+
+def surface_contour(
+    xs: np.ndarray, ys: np.ndarray, values: np.ndarray, title: str, xtitle: str, ytitle: str
+) -> go.Figure:
+    """A function of two inputs as filled contours around zero; values: (len(ys), len(xs))."""
+    limit = float(np.max(np.abs(values)))
+    fig = go.Figure(
+        go.Contour(
+            x=f32(xs),
+            y=f32(ys),
+            z=f32(values),
+            colorscale=DIVERGING,
+            zmid=0,
+            zmin=-limit,
+            zmax=limit,
+            colorbar={"thickness": 12},
+            contours={"showlabels": True},
+            hovertemplate=(
+                f"{xtitle} %{{x:.2f}}, {ytitle} %{{y:.2f}}<br>value %{{z:.4g}}<extra></extra>"
+            ),
+        )
+    )
+    fig.update_layout(title=title, xaxis_title=xtitle, yaxis_title=ytitle)
+    return compact(fig, 420)
+
+
+def decision_surface(
+    grid: np.ndarray, prob: np.ndarray, X: np.ndarray, y: np.ndarray, title: str
+) -> go.Figure:
+    """P(class 1) over a square grid, with the training points on top. prob: (G, G)."""
+    fig = go.Figure(
+        go.Heatmap(
+            x=f32(grid),
+            y=f32(grid),
+            z=f32(prob),
+            colorscale="RdBu_r",
+            zmin=0,
+            zmax=1,
+            colorbar={"title": "P(class 1)", "thickness": 12},
+            opacity=0.55,  # pale enough for the points on top to stand out
+            hovertemplate="(%{x:.2f}, %{y:.2f}): P = %{z:.3f}<extra></extra>",
+        )
+    )
+    for cls, colour in ((0, COLOURS[0]), (1, COLOURS[5])):
+        pts = X[y == cls]
+        fig.add_scatter(
+            x=f32(pts[:, 0]),
+            y=f32(pts[:, 1]),
+            mode="markers",
+            name=f"class {cls}",
+            marker={"color": colour, "size": 6, "line": {"color": "white", "width": 1}},
+            hovertemplate=f"class {cls} at (%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
+        )
+    fig.update_layout(title=title, legend={"orientation": "h", "y": -0.12})
+    fig.update_yaxes(scaleanchor="x")
+    return compact(fig, 400)
+
+
+def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -> go.Figure:
+    fig = go.Figure()
+    fig.add_scatter(
+        x=f32(x),
+        y=f32(target),
+        mode="markers",
+        name="target",
+        marker={"color": SILENT, "size": 5},
+        hovertemplate="target(%{x:.2f}) = %{y:.4g}<extra></extra>",
+    )
+    fig.add_scatter(
+        x=f32(x),
+        y=f32(pred),
+        mode="lines",
+        name="FFN",
+        line={"color": COLOURS[0], "width": 3},
+        hovertemplate="FFN(%{x:.2f}) = %{y:.4g}<extra></extra>",
+    )
+    fig.update_layout(title=title, legend={"orientation": "h", "y": -0.12})
+    return compact(fig, 400)
+
+
+def log_lines(
+    x: np.ndarray,
+    series: dict[str, np.ndarray],
+    title: str,
+    xtitle: str,
+    ytitle: str,
+    log_x: bool = False,
+) -> go.Figure:
+    """Lines on a log y axis (and optionally log x), exact values on hover."""
+    fig = go.Figure()
+    for k, (name, values) in enumerate(series.items()):
+        fig.add_scatter(
+            x=f32(x),
+            y=f32(values),
+            mode="lines",
+            name=name,
+            line={"color": COLOURS[k % len(COLOURS)], "width": 3},
+            hovertemplate=f"{name}: %{{y:.4g}} at {xtitle} %{{x:.4g}}<extra></extra>",
+        )
+    fig.update_layout(
+        title=title, xaxis_title=xtitle, yaxis_title=ytitle, legend={"orientation": "h", "y": -0.2}
+    )
+    fig.update_yaxes(type="log")
+    if log_x:
+        fig.update_xaxes(type="log")
+    return compact(fig, 380)

@@ -11,6 +11,8 @@ from ffn_core.tokens import embed_words
 
 TIMEOUT = 30  # seconds: a first run imports pandas and plotly
 NEURONS, KEY_VALUE = "pages/1_Neurons.py", "pages/2_Key_value_memory.py"
+ACTIVATIONS, COLLAPSE = "pages/3_Activations.py", "pages/4_Collapse.py"
+POSITION_WISE = "pages/5_Position-wise.py"
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 
 

@@ -8,8 +8,23 @@ from browser import screenshot as save_screenshot
 from playwright.sync_api import expect, sync_playwright
 
 EXPECT_TIMEOUT = 20_000  # ms: the first chart can take several seconds on a cold load
-PAGES = {"home": "", "neurons": "Neurons", "key_value": "Key_value_memory"}
-CHART_COUNTS = {"home": 1, "neurons": 4, "key_value": 4}  # at the default model
+PAGES = {
+    "home": "",
+    "neurons": "Neurons",
+    "key_value": "Key_value_memory",
+    "activations": "Activations",
+    "collapse": "Collapse",
+    "position_wise": "Position-wise",
+}
+# charts at the default model (Collapse hides its training until the learner predicts)
+CHART_COUNTS = {
+    "home": 1,
+    "neurons": 4,
+    "key_value": 4,
+    "activations": 3,
+    "collapse": 4,
+    "position_wise": 3,
+}
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +102,14 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
         page.set_viewport_size(viewport)
         page.wait_for_timeout(300)
         assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
+    page.close()
+
+
+def test_collapse_trains_both_networks_after_a_prediction(server, browser):
+    page, _ = open_page(browser, f"{server.url}/Collapse?guess=no&task=spiral", charts=7)
+    no_exception(page)
+    expect(page.get_by_text("Right: the linear network cannot fit spiral.")).to_be_visible()
+    save_screenshot(page, "collapse-trained-desktop")
     page.close()
 
 

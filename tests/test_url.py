@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 import streamlit as st
-from pages_helpers import KEY_VALUE, NEURONS, open_page, warnings_text
+from pages_helpers import (
+    ACTIVATIONS,
+    COLLAPSE,
+    KEY_VALUE,
+    NEURONS,
+    POSITION_WISE,
+    open_page,
+    warnings_text,
+)
 
 BAD_VALUES = [
     # (page, key, bad value)
@@ -31,6 +39,17 @@ BAD_VALUES = [
     (KEY_VALUE, "off", "n999"),
     (KEY_VALUE, "scale", "nan"),
     (KEY_VALUE, "scale", "10"),
+    (ACTIVATIONS, "curves", "tanh"),
+    (ACTIVATIONS, "range", "0"),
+    (ACTIVATIONS, "deriv", "yes"),
+    (COLLAPSE, "L", "13"),
+    (COLLAPSE, "task", "moons"),
+    (COLLAPSE, "bigger", "2"),
+    (COLLAPSE, "guess", "maybe"),
+    (POSITION_WISE, "ptok", "9: x"),
+    (POSITION_WISE, "coord", "99"),
+    (POSITION_WISE, "nudge", "abc"),
+    (POSITION_WISE, "perm", "-3"),
 ]
 
 

@@ -1,0 +1,122 @@
+"""Training a small FFN on toy tasks with the core's backward pass and Adam.
+
+The FFN's output has d_model coordinates. A 2-D classification task uses them as the two
+class scores (softmax cross-entropy); a 1-D curve uses the single output as the prediction
+(mean squared error). No extra layer is added, so what is trained is exactly the FFN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ffn_core.ffn import ffn_backward, ffn_forward
+from ffn_core.init import init_weights
+
+TASKS = {
+    "XOR": "classify",
+    "two circles": "classify",
+    "spiral": "classify",
+    "two blobs": "classify",
+    "|x|": "regress",
+    "sin": "regress",
+    "line": "regress",
+}
+
+
+def make_task(name: str, n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Points X (n, 2) with labels y in {0, 1}, or X (n, 1) with targets y (n,)."""
+    if name not in TASKS:
+        raise ValueError(f"unknown task {name!r}; expected one of {', '.join(TASKS)}")
+    rng = np.random.default_rng(seed)
+    if name == "XOR":
+        centres = rng.choice([-1.0, 1.0], size=(n, 2))
+        return centres + 0.3 * rng.standard_normal((n, 2)), (centres.prod(axis=1) > 0).astype(int)
+    if name == "two circles":
+        y = rng.integers(0, 2, n)
+        radius = np.where(y == 1, 0.5, 1.3) + 0.12 * rng.standard_normal(n)
+        angle = rng.uniform(0, 2 * np.pi, n)
+        return np.column_stack([radius * np.cos(angle), radius * np.sin(angle)]), y
+    if name == "spiral":
+        y = rng.integers(0, 2, n)
+        t = rng.uniform(0.25, 1.0, n) * 3 * np.pi
+        X = np.column_stack([t * np.cos(t + np.pi * y), t * np.sin(t + np.pi * y)]) / (3 * np.pi)
+        return 1.6 * X + 0.03 * rng.standard_normal((n, 2)), y
+    if name == "two blobs":
+        y = rng.integers(0, 2, n)
+        return np.where(y[:, None] == 1, 0.8, -0.8) + 0.4 * rng.standard_normal((n, 2)), y
+    x = np.sort(rng.uniform(-2, 2, n))
+    target = {"|x|": np.abs(x), "sin": np.sin(2 * x), "line": 0.5 * x + 0.2}[name]
+    return x[:, None], target
+
+
+def loss_and_grad(out: np.ndarray, y: np.ndarray, kind: str) -> tuple[float, np.ndarray]:
+    """Mean loss over the n points and dL/dout, shape of out (n, d_model).
+
+    classify: softmax cross-entropy over the output coordinates, y the class index.
+    regress: mean squared error of out[:, 0] against y.
+    """
+    n = out.shape[0]
+    if kind == "classify":
+        shifted = out - out.max(axis=1, keepdims=True)  # (n, classes), stable softmax
+        log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        dout = np.exp(log_p)
+        dout[np.arange(n), y] -= 1
+        return float(-log_p[np.arange(n), y].mean()), dout / n
+    err = out[:, 0] - y  # (n,)
+    dout = np.zeros_like(out)
+    dout[:, 0] = 2 * err / n
+    return float(np.mean(err**2)), dout
+
+
+def score(out: np.ndarray, y: np.ndarray, kind: str) -> float:
+    """Accuracy for classification; R² (1 = perfect) for a curve."""
+    if kind == "classify":
+        return float(np.mean(out.argmax(axis=1) == y))
+    return float(1 - np.sum((out[:, 0] - y) ** 2) / np.sum((y - y.mean()) ** 2))
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    weights: dict[str, np.ndarray]
+    losses: np.ndarray  # (steps,)
+    scores: np.ndarray  # (steps,): accuracy or R² after each step
+
+
+def train_ffn(
+    X: np.ndarray,
+    y: np.ndarray,
+    kind: str,
+    d_ff: int,
+    activation: str,
+    steps: int,
+    lr: float = 0.02,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> TrainResult:
+    """Full-batch Adam (beta1 0.9, beta2 0.999) on the FFN d_model -> d_ff -> d_model.
+
+    Deterministic for a seed. `progress(step)` is called every 50 steps.
+    """
+    weights = {k: v.copy() for k, v in init_weights(X.shape[1], d_ff, "normal", seed).items()}
+    moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in weights.items()}
+    losses, scores = np.zeros(steps), np.zeros(steps)
+    for step in range(steps):
+        out, cache = ffn_forward(X, **weights, activation=activation)
+        losses[step], dout = loss_and_grad(out, y, kind)
+        scores[step] = score(out, y, kind)
+        _, *grads = ffn_backward(dout, cache)
+        for (name, w), g in zip(weights.items(), grads, strict=True):
+            m, v = moments[name]
+            m *= 0.9
+            m += 0.1 * g
+            v *= 0.999
+            v += 0.001 * g * g
+            m_hat = m / (1 - 0.9 ** (step + 1))
+            v_hat = v / (1 - 0.999 ** (step + 1))
+            w -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+        if progress is not None and step % 50 == 0:
+            progress(step)
+    return TrainResult(weights, losses, scores)

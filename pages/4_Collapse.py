@@ -1,0 +1,166 @@
+"""Collapse: without a nonlinearity the FFN is one matrix, and cannot fit a bent function."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core import collapse, ffn_forward
+from ffn_core.analysis import collapse_stack
+from ffn_core.init import init_weights
+from ffn_core.training import TASKS, make_task
+from ffn_ui import figures
+from ffn_ui.charts import show
+from ffn_ui.setup import setup
+from ffn_ui.training_cache import trained
+from ffn_ui.url import bound_select, bound_slider, bound_toggle
+
+MAX_SHOWN = 64  # matrix rows and columns drawn
+STACK_D_MODEL, STACK_D_FF = 64, 256  # the stack demo stays this small at most
+QUICK, BIGGER = (16, 400), (64, 2000)  # (d_ff, steps) of the training demo
+INTRO = (
+    "Remove the activation and the FFN is x·W1·W2 plus a bias. Matrix products group "
+    "freely, so W1·W2 is one d_model × d_model matrix: the expansion to d_ff and back buys "
+    "nothing. Here the page sets the activation to none, whatever the sidebar says."
+)
+
+
+def labels(prefix: str, n: int) -> list[str]:
+    return [f"{prefix}{i + 1}" for i in range(min(n, MAX_SHOWN))]
+
+
+model = setup("Collapse", "Collapse: take the nonlinearity away", INTRO)
+x, W1, b1, W2, b2 = model.args
+d, k = min(model.d_model, MAX_SHOWN), model.d_ff
+
+st.subheader("1. Two matrices become one")
+W_eff, b_eff = collapse(W1, b1, W2, b2)  # (d_model, d_model), (d_model,)
+out_ffn, _ = ffn_forward(x, W1, b1, W2, b2, "identity")  # (T, d_model)
+out_one = x @ W_eff + b_eff
+diff = float(np.max(np.abs(out_ffn - out_one)))
+rank = int(np.linalg.matrix_rank(W_eff))
+left, mid, right = st.columns(3)
+left.metric("max |FFN(x) − (x·W_eff + b_eff)|", f"{diff:.1e}", help="float64 round-off")
+mid.metric("rank of W_eff", f"{rank} of {model.d_model}", help="at most min(d_model, d_ff)")
+if model.activation != "identity":
+    bent, _ = ffn_forward(x, W1, b1, W2, b2, model.activation)
+    right.metric(
+        f"the same gap with {model.activation_label}",
+        f"{np.max(np.abs(bent - out_one)):.2g}",
+        help="The bend breaks the collapse: no single matrix gives this output.",
+    )
+st.caption(
+    f"W1 is {model.d_model} × {k} and W2 is {k} × {model.d_model}; their product W_eff is "
+    f"{model.d_model} × {model.d_model}"
+    + (f" (showing its first {MAX_SHOWN} rows and columns)." if model.d_model > MAX_SHOWN else ".")
+)
+show(
+    figures.matrix_heatmap(W_eff[:d, :d], labels("x", d), labels("out", d), "W_eff = W1 · W2"),
+    model.presenter,
+)
+left, right = st.columns(2)
+with left:
+    show(
+        figures.matrix_heatmap(
+            out_ffn[:, :d],
+            model.token_labels,
+            labels("out", d),
+            "FFN(x), activation none",
+            "output",
+        ),
+        model.presenter,
+    )
+with right:
+    show(
+        figures.matrix_heatmap(
+            out_one[:, :d], model.token_labels, labels("out", d), "x · W_eff + b_eff", "output"
+        ),
+        model.presenter,
+    )
+
+st.subheader("2. A stack of linear blocks is still one matrix")
+L = bound_slider("blocks L", "L", 1, 12, 3, 1)
+sd, sk = min(model.d_model, STACK_D_MODEL), min(model.d_ff, STACK_D_FF)
+blocks = [tuple(init_weights(sd, sk, "normal", seed=100 + i).values()) for i in range(L)]
+W_stack, b_stack = collapse_stack(blocks)
+y = x[:, :sd]
+for block in blocks:
+    y, _ = ffn_forward(y, *block, activation="identity")
+stack_gap = float(np.max(np.abs(y - (x[:, :sd] @ W_stack + b_stack))))
+singular = np.linalg.svd(W_stack, compute_uv=False)
+st.metric(
+    f"{L} blocks of {sd} → {sk} → {sd} in a row against one {sd} × {sd} matrix: largest difference",
+    f"{stack_gap:.1e}",
+)
+st.caption(
+    "Depth without a bend adds no power. The singular values of the product only spread "
+    "apart as blocks are added: some directions grow, others fade."
+)
+show(
+    figures.bars(labels("σ", sd), singular, "singular values of the product", "σ"),
+    model.presenter,
+)
+
+st.subheader("3. Fitting a bent function")
+task = bound_select("task", "task", list(TASKS), "XOR")
+bigger = bound_toggle(
+    f"Bigger model, longer training (d_ff {BIGGER[0]}, {BIGGER[1]} steps)", "bigger", False
+)
+d_ff, steps = BIGGER if bigger else QUICK
+bent = model.activation if model.activation != "identity" else "relu"
+guess = bound_select(
+    "Predict first: can the FFN with no activation fit this task?",
+    "guess",
+    ("not sure yet", "yes", "no"),
+    "not sure yet",
+    radio=True,
+    horizontal=True,
+)
+if guess == "not sure yet":
+    st.info("Answer above to see both networks trained.")
+    st.stop()
+
+results = {act: trained(task, act, d_ff, steps, seed=0) for act in ("identity", bent)}
+X, target = make_task(task, seed=0)
+kind = TASKS[task]
+linear_fits = results["identity"].scores[-1] >= 0.95
+if (guess == "yes") == linear_fits:
+    st.success(f"Right: the linear network {'fits' if linear_fits else 'cannot fit'} {task}.")
+else:
+    st.error(
+        f"Not this time: the linear network {'fits' if linear_fits else 'cannot fit'} "
+        f"{task}. See why below."
+    )
+
+columns = st.columns(2)
+for column, (act, result) in zip(columns, results.items(), strict=True):
+    name = "no activation" if act == "identity" else act
+    measure = "accuracy" if kind == "classify" else "R²"
+    title = (
+        f"{name}: {measure} {result.scores[-1]:.0%}"
+        if kind == "classify"
+        else (f"{name}: {measure} {result.scores[-1]:.3f}")
+    )
+    with column:
+        if kind == "classify":
+            grid = np.linspace(-2.2, 2.2, 60)
+            gx, gy = np.meshgrid(grid, grid)
+            points = np.column_stack([gx.ravel(), gy.ravel()])  # (3600, 2)
+            out, _ = ffn_forward(points, **result.weights, activation=act)
+            scores = out - out.max(axis=1, keepdims=True)
+            prob = np.exp(scores[:, 1]) / np.exp(scores).sum(axis=1)
+            show(
+                figures.decision_surface(grid, prob.reshape(60, 60), X, target, title),
+                model.presenter,
+            )
+        else:
+            out, _ = ffn_forward(X, **result.weights, activation=act)
+            show(figures.curve_fit(X[:, 0], target, out[:, 0], title), model.presenter)
+show(
+    figures.log_lines(
+        np.arange(1, steps + 1),
+        {("no activation" if a == "identity" else a): r.losses for a, r in results.items()},
+        "training loss",
+        "step",
+        "loss",
+    ),
+    model.presenter,
+)

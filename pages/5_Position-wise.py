@@ -1,0 +1,102 @@
+"""Position-wise: the same MLP at every position, and no mixing between them."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossover
+from ffn_ui import figures
+from ffn_ui.charts import show
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_number, bound_select, bound_slider
+
+MAX_SHOWN = 64  # output coordinates drawn
+INTRO = (
+    "The FFN never looks at two tokens at once: every token's vector goes through the same "
+    "W1, activation and W2 on its own, like a 1 × 1 convolution sliding along the "
+    "sequence. Mixing tokens is attention's job. Because the tokens are independent, all T "
+    "of them go through together as one (T × d_model) · (d_model × d_ff) matrix product."
+)
+
+
+def preset_nudge_first() -> None:
+    st.session_state.update(nudge=1.5, coord=1)
+
+
+model = setup("Position-wise", "Position-wise: the same MLP at every token", INTRO)
+x, W1, b1, W2, b2 = model.args
+d = min(model.d_model, MAX_SHOWN)
+coords = [f"out{c + 1}" for c in range(d)]
+
+st.subheader("1. Nudge one token, and only its row moves")
+left, mid, right = st.columns(3)
+token = bound_select("token to nudge", "ptok", model.token_labels, model.token_labels[0], left)
+coord = bound_number("coordinate", "coord", 1, model.d_model, 1, mid)
+nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1, right)
+st.button("Preset: nudge the first coordinate by 1.5", on_click=preset_nudge_first)
+t = model.token_labels.index(token)
+out, _ = ffn_forward(x, W1, b1, W2, b2, model.activation)  # (T, d_model)
+x_nudged = x.copy()
+x_nudged[t, coord - 1] += nudge
+out_nudged, _ = ffn_forward(x_nudged, W1, b1, W2, b2, model.activation)
+change = out_nudged - out  # (T, d_model)
+others = np.delete(change, t, axis=0)
+left, right = st.columns(2)
+left.metric("largest change in the other tokens' outputs", f"{np.abs(others).max(initial=0):g}")
+right.metric(f"largest change in {token}'s output", f"{np.abs(change[t]).max():.4g}")
+show(
+    figures.matrix_heatmap(
+        change[:, :d], model.token_labels, coords, "change in FFN(x) after the nudge", "change"
+    ),
+    model.presenter,
+)
+
+st.subheader("2. Shuffle the tokens, and the outputs shuffle the same way")
+seed = bound_number("shuffle", "perm", 0, 999, 1)
+perm = np.random.default_rng(seed).permutation(model.T)
+out_perm, _ = ffn_forward(x[perm], W1, b1, W2, b2, model.activation)
+st.metric("max |FFN(shuffled x) − shuffled FFN(x)|", f"{np.abs(out_perm - out[perm]).max():g}")
+show(
+    figures.matrix_heatmap(
+        out_perm[:, :d],
+        [model.token_labels[i] for i in perm],
+        coords,
+        "FFN of the shuffled tokens: each row is still its token's output",
+        "output",
+    ),
+    model.presenter,
+)
+
+st.subheader("3. One batched product instead of T small ones")
+rows = np.array([ffn_forward(x[i], W1, b1, W2, b2, model.activation)[0] for i in range(model.T)])
+st.markdown(
+    f"`x` is {model.T} × {model.d_model}; `x @ W1` is one product giving all {model.T} × "
+    f"{model.d_ff} scores at once. Running the tokens one by one gives the same output "
+    f"(largest difference {np.abs(rows - out).max():.1e}), only slower."
+)
+
+st.subheader("4. Cost: the FFN grows with T, attention with T²")
+T = np.unique(np.geomspace(1, 131072, 120).astype(int))
+heads = max(h for h in range(1, 65) if model.d_model % h == 0 and h <= model.d_model)
+attn = attention_flops(T, model.d_model, heads)
+cross = quadratic_crossover(model.d_model, model.d_ff)
+st.caption(
+    f"FLOPs of one forward pass for your d_model = {model.d_model}, d_ff = {model.d_ff}. "
+    f"Attention's T² terms (scores and mixing, 4·T²·d_model) overtake the FFN "
+    f"(4·T·d_model·d_ff) at T = {cross:,.0f}, where 4·T²·d = 4·T·d·d_ff, so T = d_ff."
+)
+fig = figures.log_lines(
+    T,
+    {
+        "FFN": ffn_flops(T, model.d_model, model.d_ff).astype(float),
+        "attention Q, K, V, O": attn["projections"].astype(float),
+        "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
+    },
+    "",
+    "sequence length T",
+    "FLOPs",
+    log_x=True,
+)
+fig.add_vline(x=cross, line_dash="dash")
+# On a log axis an annotation is placed in log10 units, unlike the line.
+fig.add_annotation(x=np.log10(cross), y=1, yref="paper", text=f"T = {cross:,.0f}", showarrow=False)
+show(fig, model.presenter)

@@ -1,0 +1,163 @@
+"""The Activations, Collapse and Position-wise pages in AppTest."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import streamlit as st
+from pages_helpers import (
+    ACTIVATIONS,
+    COLLAPSE,
+    POSITION_WISE,
+    click,
+    expected_default_model,
+    open_page,
+    traces,
+    warnings_text,
+)
+from plotly_data import decode
+
+from ffn_core.costs import swiglu_d_ff
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.mark.parametrize("page", [ACTIVATIONS, COLLAPSE, POSITION_WISE])
+@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
+def test_runs_on_defaults_and_every_preset(page, preset):
+    at = open_page(page, {"guess": "no"})
+    if preset:
+        click(at, preset)
+    assert not at.exception
+    assert at.get("plotly_chart")
+
+
+def metric(at, label_start: str) -> str:
+    (m,) = [m for m in at.metric if m.label.startswith(label_start)]
+    return m.value
+
+
+# --- Activations ------------------------------------------------------------------------
+
+
+def test_curves_follow_the_chosen_set_and_the_derivative_toggle():
+    at = open_page(ACTIVATIONS, {"curves": ["ReLU", "GELU-tanh"], "range": "2"})
+    lines = traces(at, 0)
+    assert [t["name"] for t in lines] == ["ReLU", "GELU-tanh"]
+    z = decode(lines[0]["x"])
+    assert z.min() == -2 and z.max() == 2
+    np.testing.assert_allclose(decode(lines[0]["y"]), np.maximum(z, 0), atol=1e-7)
+    at = open_page(ACTIVATIONS, {"curves": "ReLU", "deriv": "true"})
+    assert set(np.unique(decode(traces(at, 0)[0]["y"]))) == {0.0, 1.0}
+
+
+def test_the_gelu_gap_shown_matches_math_erf():
+    at = open_page(ACTIVATIONS, {"range": "3"})
+    z = np.linspace(-3, 3, 20001)
+    exact = np.array([v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in z])
+    approx = 0.5 * z * (1 + np.tanh(math.sqrt(2 / math.pi) * (z + 0.044715 * z**3)))
+    assert float(metric(at, "largest gap")) == pytest.approx(np.abs(exact - approx).max(), 1e-2)
+
+
+@pytest.mark.parametrize("d_model", [4, 768])
+def test_the_swiglu_width_shown_is_the_cores(d_model):
+    at = open_page(ACTIVATIONS, {"d_model": str(d_model), "d_ff": "16"})
+    table = at.dataframe[0].value
+    assert table["d_ff"].tolist() == [4 * d_model, swiglu_d_ff(d_model)]
+    assert table["weights"].iloc[1] == 3 * d_model * swiglu_d_ff(d_model)
+
+
+def test_same_weights_table_counts_relu_zeros_and_gelu_negatives():
+    at = open_page(ACTIVATIONS)
+    x, w = expected_default_model()
+    h_pre = x @ w["W1"] + w["b1"]
+    stats = at.dataframe[1].value
+    assert stats.loc["ReLU", "exactly zero"] == pytest.approx(np.mean(h_pre <= 0))
+    assert stats.loc["GELU", "exactly zero"] == 0
+    assert stats.loc["GELU", "negative"] == pytest.approx(np.mean(h_pre < 0))
+
+
+def test_zoom_preset_narrows_the_range():
+    at = open_page(ACTIVATIONS)
+    (zoom,) = [b for b in at.button if b.label == "Zoom near 0"]
+    zoom.click().run()
+    assert decode(traces(at, 0)[0]["x"]).max() == pytest.approx(1.5)
+
+
+# --- Collapse ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", [{}, {"d_model": "7", "d_ff": "3"}, {"init": "Xavier"}])
+def test_collapse_difference_is_round_off(query):
+    at = open_page(COLLAPSE, query)
+    assert float(metric(at, "max |FFN(x)")) < 1e-9
+    rank, d_model = metric(at, "rank").split(" of ")
+    assert int(rank) <= min(int(d_model), int(query.get("d_ff", 16)))
+
+
+def test_the_stack_is_one_matrix_at_every_depth():
+    for L in ("1", "6", "12"):
+        at = open_page(COLLAPSE, {"L": L})
+        (gap,) = [m.value for m in at.metric if "blocks of" in m.label]
+        assert float(gap) < 1e-9
+        assert len(decode(traces(at, 3)[0]["y"])) == 4  # one singular value per coordinate
+
+
+def test_training_waits_for_a_prediction_then_checks_it():
+    at = open_page(COLLAPSE)
+    assert "Answer above" in warnings_text(at)
+    assert len(at.get("plotly_chart")) == 4
+    at = open_page(COLLAPSE, {"guess": "yes"})
+    assert any("Not this time" in e.value for e in at.error)
+    at = open_page(COLLAPSE, {"guess": "no"})
+    assert any("Right" in s.value for s in at.success)
+
+
+def accuracy(at, chart: int) -> float:
+    title = json.loads(at.get("plotly_chart")[chart].proto.spec)["layout"]["title"]["text"]
+    return float(title.split("accuracy ")[1].rstrip("%")) / 100
+
+
+def test_linear_cannot_fit_xor_but_relu_can():
+    at = open_page(COLLAPSE, {"guess": "no", "task": "XOR"})
+    assert accuracy(at, 4) <= 0.75  # no activation
+    assert accuracy(at, 5) >= 0.95  # ReLU
+
+
+def test_a_line_is_linear_and_the_answer_key_says_so():
+    at = open_page(COLLAPSE, {"guess": "yes", "task": "line"})
+    assert any("Right: the linear network fits line" in s.value for s in at.success)
+
+
+# --- Position-wise ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("token", ["1: the", "3: sat", "6: mat"])
+def test_nudging_a_token_changes_only_its_row(token):
+    at = open_page(POSITION_WISE, {"ptok": token, "nudge": "-2.5", "coord": "2"})
+    change = decode(traces(at, 0)[0]["z"])
+    t = int(token.split(":")[0]) - 1
+    assert np.all(np.delete(change, t, axis=0) == 0)
+    assert np.any(change[t] != 0)
+    assert metric(at, "largest change in the other") == "0"
+
+
+def test_shuffling_tokens_shuffles_outputs():
+    at = open_page(POSITION_WISE, {"perm": "7"})
+    assert metric(at, "max |FFN(shuffled") == "0"
+
+
+def test_cost_plot_marks_the_crossover_at_d_ff():
+    at = open_page(POSITION_WISE, {"d_ff": "40"})
+    spec = json.loads(at.get("plotly_chart")[2].proto.spec)
+    (line,) = [s for s in spec["layout"]["shapes"] if s.get("x0") is not None]
+    assert line["x0"] == 40
+    names = [t["name"] for t in spec["data"]]
+    assert names == ["FFN", "attention Q, K, V, O", "attention T² terms"]
