@@ -100,6 +100,16 @@ show(
 )
 
 st.subheader("3. Fitting a bent function")
+
+
+def choose_task(name: str) -> None:
+    """A new task asks for a new prediction."""
+    st.session_state.update(task=name, guess="not sure yet")
+
+
+preset_columns = st.columns(4)
+for column, name in zip(preset_columns, ("XOR", "spiral", "|x|", "line"), strict=True):
+    column.button(name, on_click=choose_task, args=(name,), key=f"task_{name}")
 task = bound_select("task", "task", list(TASKS), "XOR")
 bigger = bound_toggle(
     f"Bigger model, longer training (d_ff {BIGGER[0]}, {BIGGER[1]} steps)", "bigger", False

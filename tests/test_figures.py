@@ -89,3 +89,32 @@ def test_grouped_bars_keep_every_series():
     fig = figures.grouped_bars({"x": [1, 2], "y": [3, 4]}, ["a", "b"], "t")
     assert [t.name for t in fig.data] == ["x", "y"]
     assert fig.layout.barmode == "group"
+
+
+def test_matrix_heatmap_and_contour_are_centred_on_zero():
+    fig = figures.matrix_heatmap(np.array([[1.0, -4.0]]), ["r"], ["a", "b"], "t")
+    assert fig.data[0].zmid == 0 and fig.data[0].zmax == 4 and fig.data[0].z.dtype == np.float32
+    grid = np.linspace(-1, 1, 5)
+    contour = figures.surface_contour(grid, grid, np.outer(grid, grid), "t", "g", "u")
+    assert contour.data[0].z.shape == (5, 5) and contour.data[0].zmid == 0
+
+
+def test_curves_and_log_lines_keep_their_series():
+    z = np.linspace(-1, 1, 11)
+    fig = figures.curves(z, {"relu": np.maximum(z, 0), "id": z}, "t", "y")
+    assert [t.name for t in fig.data] == ["relu", "id"]
+    np.testing.assert_allclose(fig.data[0].y, np.maximum(z, 0))
+    logs = figures.log_lines(
+        np.array([1, 10, 100]), {"a": np.array([1.0, 2, 3])}, "t", "T", "F", log_x=True
+    )
+    assert logs.layout.xaxis.type == "log" and logs.layout.yaxis.type == "log"
+
+
+def test_decision_surface_and_curve_fit_show_the_data():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+    y = np.array([0, 1, 1])
+    fig = figures.decision_surface(np.linspace(-1, 1, 4), np.full((4, 4), 0.5), X, y, "t")
+    points = [t for t in fig.data if t.type == "scatter"]
+    assert [len(t.x) for t in points] == [1, 2]
+    fit = figures.curve_fit(np.arange(3.0), np.arange(3.0), np.arange(3.0) * 0.9, "t")
+    assert [t.name for t in fit.data] == ["target", "FFN"]

@@ -161,3 +161,11 @@ def test_cost_plot_marks_the_crossover_at_d_ff():
     assert line["x0"] == 40
     names = [t["name"] for t in spec["data"]]
     assert names == ["FFN", "attention Q, K, V, O", "attention T² terms"]
+
+
+def test_task_presets_ask_for_a_new_prediction():
+    at = open_page(COLLAPSE, {"guess": "no"})
+    (spiral,) = [b for b in at.button if b.label == "spiral"]
+    spiral.click().run()
+    assert at.selectbox(key="task").value == "spiral"
+    assert at.radio(key="guess").value == "not sure yet"
