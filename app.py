@@ -81,3 +81,5 @@ st.page_link(
 st.page_link("pages/3_Activations.py", label="Activations: ReLU, GELU, SiLU and SwiGLU")
 st.page_link("pages/4_Collapse.py", label="Collapse: without the bend, one matrix")
 st.page_link("pages/5_Position-wise.py", label="Position-wise: the same MLP at every token")
+st.page_link("pages/6_Backprop.py", label="Backprop & gradient check: the backward pass, checked")
+st.page_link("pages/7_Traps.py", label="Traps: the mistakes that square examples hide")

@@ -27,9 +27,26 @@ PAGES = {
     "Collapse": "pages/4_Collapse.py",
     "Collapse, trained": "pages/4_Collapse.py",
     "Position-wise": "pages/5_Position-wise.py",
+    "Backprop": "pages/6_Backprop.py",
+    "Traps, answered": "pages/7_Traps.py",
+}
+ANSWERS = {  # pages whose figures wait for the learner's guess
+    "Collapse, trained": {"guess": "no", "task": "spiral"},
+    "Traps, answered": {
+        "guess_stride": "the same answer",
+        "guess_t": "the same answer",
+        "guess_clamp": "no",
+    },
 }
 SETTINGS = {
     "defaults": {},
+    "lesson shapes (B 2, T 4, C 8, d_ff 32)": {
+        "d_model": "8",
+        "d_ff": "32",
+        "B": "2",
+        "tokens": "random",
+        "T": "4",
+    },
     "GPT-2 small, T = 16": {
         "d_model": "768",
         "d_ff": "3072",
@@ -74,8 +91,7 @@ def main() -> None:
     print("page | setting | first run ms | rerun ms (median) | rerun / empty page")
     for setting, query in SETTINGS.items():
         for name, page in PAGES.items():
-            extra = {"guess": "no", "task": "spiral"} if name.endswith("trained") else {}
-            at, cold = open_app(page, {**query, **extra})
+            at, cold = open_app(page, {**query, **ANSWERS.get(name, {})})
             warm = median_ms(at)
             print(f"{name} | {setting} | {cold:.0f} | {warm:.1f} | {warm / floor:.1f}")
 

@@ -76,3 +76,12 @@ def bound_multiselect(label: str, key: str, options: Sequence[str], container=st
     if bad:
         link_note(key, ", ".join(bad), "among the listed options", "the valid ones only")
     return container.multiselect(label, options, key=key, **BOUND, **kwargs)
+
+
+def bound_select_slider(label: str, key: str, options: Sequence, default, fmt, container=st):
+    """A select_slider kept in the URL by each option's formatted text."""
+    shown = [fmt(o) for o in options]
+    raw = st.query_params.get(key)
+    if raw is not None and raw not in shown:
+        link_note(key, raw, f"one of {', '.join(shown)}", fmt(default))
+    return container.select_slider(label, options, default, format_func=fmt, key=key, **BOUND)

@@ -13,6 +13,7 @@ TIMEOUT = 30  # seconds: a first run imports pandas and plotly
 NEURONS, KEY_VALUE = "pages/1_Neurons.py", "pages/2_Key_value_memory.py"
 ACTIVATIONS, COLLAPSE = "pages/3_Activations.py", "pages/4_Collapse.py"
 POSITION_WISE = "pages/5_Position-wise.py"
+BACKPROP, TRAPS = "pages/6_Backprop.py", "pages/7_Traps.py"
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 
 

@@ -15,6 +15,8 @@ PAGES = {
     "activations": "Activations",
     "collapse": "Collapse",
     "position_wise": "Position-wise",
+    "backprop": "Backprop",
+    "traps": "Traps",
 }
 # charts at the default model (Collapse hides its training until the learner predicts)
 CHART_COUNTS = {
@@ -24,6 +26,8 @@ CHART_COUNTS = {
     "activations": 3,
     "collapse": 4,
     "position_wise": 3,
+    "backprop": 9,
+    "traps": 0,  # every trap waits for a guess; the shown code is the main element
 }
 
 
@@ -98,6 +102,8 @@ def heatmap_shape(page) -> list[int]:
 def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     page, _ = open_page(browser, f"{server.url}/{PAGES[name]}", CHART_COUNTS[name])
     no_exception(page)
+    if name == "traps":
+        expect(page.locator('[data-testid="stCode"]').last).to_contain_text("def ffn_forward_flat")
     for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(viewport)
         page.wait_for_timeout(300)

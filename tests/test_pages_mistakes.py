@@ -1,0 +1,155 @@
+"""The Backprop & gradient check page and the Traps page in AppTest."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+from pages_helpers import (
+    BACKPROP,
+    TRAPS,
+    click,
+    expected_default_model,
+    open_page,
+    relu,
+    traces,
+    warnings_text,
+)
+from plotly_data import decode
+
+from ffn_core import ffn_forward_flat
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.mark.parametrize("page", [BACKPROP, TRAPS])
+@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
+def test_runs_on_defaults_and_every_preset(page, preset):
+    at = open_page(page)
+    if preset:
+        click(at, preset)
+    assert not at.exception
+
+
+def check_table(at) -> dict[str, float]:
+    (frame,) = [d.value for d in at.dataframe]
+    return frame["max relative error"].to_dict()
+
+
+def test_gradient_check_table_passes_in_float64_and_fails_in_float32():
+    errors = check_table(open_page(BACKPROP))
+    assert list(errors) == ["W1", "b1", "W2", "b2", "x"]
+    assert max(errors.values()) < 1e-6
+    errors32 = check_table(open_page(BACKPROP, {"f32": "true"}))
+    assert max(errors32.values()) > 1e-4
+
+
+def test_the_lesson_shapes_preset_and_the_kink():
+    at = open_page(BACKPROP)
+    (preset,) = [b for b in at.button if b.label.startswith("Preset: the lesson")]
+    preset.click().run()
+    assert not at.exception
+    assert at.session_state["d_model"] == 8 and at.session_state["d_ff"] == 32
+    assert max(check_table(at).values()) < 1e-6
+    kinked = check_table(open_page(BACKPROP, {"kink": "true"}))
+    assert max(kinked["W1"], kinked["b1"]) > 1e-4  # the nudge straddles the kink
+
+
+def test_eps_sweep_is_u_shaped():
+    at = open_page(BACKPROP, {"act": "GELU"})
+    sweep = decode(traces(at, -1)[0]["y"])  # eps from 1e-1 down to 1e-12
+    best = int(np.argmin(sweep))
+    assert 0 < best < len(sweep) - 1
+    assert sweep[0] > 10 * sweep[best] and sweep[-1] > 10 * sweep[best]
+
+
+def test_gradient_heatmaps_match_the_core_and_the_mask():
+    at = open_page(BACKPROP)
+    x, w = expected_default_model()
+    h_pre = x @ w["W1"] + w["b1"]
+    G = np.random.default_rng(0).standard_normal((1, 6, 4))[0]
+    mask = decode(traces(at, 3)[0]["z"])  # the gate heatmap
+    np.testing.assert_array_equal(mask, (h_pre > 0).astype(float))
+    dW2 = decode(traces(at, 0)[0]["z"])
+    np.testing.assert_allclose(dW2, relu(h_pre).T @ G, rtol=1e-5, atol=1e-5)
+
+
+def test_a_silent_neuron_passes_no_gradient():
+    at = open_page(BACKPROP, {"nudge_w": "1.5"})
+    text = " ".join(m.value for m in at.markdown)
+    assert "changes this token's loss by **0**" in text
+    assert "is **0** everywhere" in text
+
+
+def test_typed_dout_is_checked():
+    at = open_page(BACKPROP, {"loss": "typed in", "dout": "1 2 x"})
+    assert "Could not use that row" in warnings_text(at)
+    at = open_page(BACKPROP, {"loss": "typed in", "dout": "0 0 0 1"})
+    assert not at.warning
+
+
+def test_too_large_for_brute_force_says_so():
+    at = open_page(BACKPROP, {"d_model": "64", "d_ff": "256"})
+    assert "brute-force check runs up to 5,000 entries" in warnings_text(at)
+
+
+# --- Traps ------------------------------------------------------------------------------
+
+BOTH = {"guess_stride": "the same answer", "guess_t": "the same answer"}
+
+
+def shown_results(at) -> list[str]:
+    return [c.value for c in at.code if not c.value.startswith('"""')]
+
+
+def test_one_stride_agrees_on_square_shapes_only():
+    square = shown_results(open_page(TRAPS, {**BOTH, "D": "4", "H": "4"}))
+    assert square[0] == square[1]
+    wide = shown_results(open_page(TRAPS, {**BOTH, "D": "3", "H": "6"}))
+    assert wide[0] != wide[1] and not wide[1].startswith("IndexError")
+    narrow = shown_results(open_page(TRAPS, {**BOTH, "D": "6", "H": "3"}))
+    assert narrow[1] == "IndexError: list index out of range"
+
+
+def test_transposed_weights_are_refused_unless_square():
+    refused = shown_results(open_page(TRAPS, {**BOTH, "D": "3", "H": "5"}))
+    assert refused[2].startswith("ValueError: x has shape (3,)")
+    at = open_page(TRAPS, {**BOTH, "D": "3", "H": "3"})
+    assert any("runs silently" in m.value for m in at.markdown)
+
+
+def test_guesses_are_checked():
+    at = open_page(TRAPS, {"D": "3", "H": "3", "guess_stride": "the same answer"})
+    assert any(s.value.startswith("Right") for s in at.success)
+    at = open_page(TRAPS, {"D": "3", "H": "5", "guess_stride": "the same answer"})
+    assert any(e.value.startswith("Not this time") for e in at.error)
+
+
+def test_the_clamp_blocks_every_negative_update():
+    at = open_page(TRAPS, {"guess_clamp": "no"})
+    x, w = expected_default_model()
+    out = relu(x @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
+    (blocked,) = [m.value for m in at.metric if m.label.startswith("residual updates")]
+    assert blocked == f"{int(np.sum(out < 0))} of {out.size}"
+    clamped = decode(traces(at, 1)[0]["z"])
+    assert clamped.min() >= 0
+    np.testing.assert_allclose(decode(traces(at, 0)[0]["z"]), out, rtol=1e-5, atol=1e-6)
+
+
+def test_the_reference_code_shown_runs_and_matches_the_core():
+    at = open_page(TRAPS)
+    (source,) = [c.value for c in at.code if c.value.startswith('"""')]
+    namespace: dict = {}
+    exec(compile(source, "shown_reference", "exec"), namespace)  # the learner's copy
+    rng = np.random.default_rng(5)
+    for D, H in ((2, 2), (3, 7), (6, 4)):
+        args = [rng.standard_normal(n).tolist() for n in (D, H * D, H, D * H, D)]
+        assert namespace["ffn_forward_flat"](*args) == ffn_forward_flat(*args)
+    assert namespace["ffn_forward_flat"]([1, -1], [1, 1, 1, -1], [0, 0], [1, 0, 0, 1], [0, 0]) == [
+        0.0,
+        2.0,
+    ]
