@@ -254,3 +254,12 @@ def swiglu_d_ff(d_model: int, multiple_of: int = 1) -> int:
     Rounded up to a multiple of `multiple_of`, as Llama does with 256 (4096 -> 11008).
     """
     return multiple_of * math.ceil(8 * d_model / 3 / multiple_of)
+
+
+def moe_flops_per_token(
+    d_model: int, d_ff: int, n_experts: int, top_k: int, kind: str = "swiglu"
+) -> tuple[int, int]:
+    """(FLOPs if every expert ran, FLOPs with the top_k that do), router included."""
+    router = 2 * d_model * n_experts
+    expert = ffn_flops(1, d_model, d_ff, kind)
+    return n_experts * expert + router, top_k * expert + router
