@@ -83,3 +83,5 @@ st.page_link("pages/4_Collapse.py", label="Collapse: without the bend, one matri
 st.page_link("pages/5_Position-wise.py", label="Position-wise: the same MLP at every token")
 st.page_link("pages/6_Backprop.py", label="Backprop & gradient check: the backward pass, checked")
 st.page_link("pages/7_Traps.py", label="Traps: the mistakes that square examples hide")
+st.page_link("pages/8_Scale_and_cost.py", label="Scale & cost: parameters and FLOPs of real models")
+st.page_link("pages/9_Mixture_of_experts.py", label="Mixture of experts: routing tokens to experts")

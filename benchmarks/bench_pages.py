@@ -29,6 +29,8 @@ PAGES = {
     "Position-wise": "pages/5_Position-wise.py",
     "Backprop": "pages/6_Backprop.py",
     "Traps, answered": "pages/7_Traps.py",
+    "Scale & cost": "pages/8_Scale_and_cost.py",
+    "Mixture of experts": "pages/9_Mixture_of_experts.py",
 }
 ANSWERS = {  # pages whose figures wait for the learner's guess
     "Collapse, trained": {"guess": "no", "task": "spiral"},

@@ -269,8 +269,10 @@ def matrix_heatmap(
     return compact(fig, min(700, max(260, 80 + 26 * len(rows))))
 
 
-def curves(z: np.ndarray, series: dict[str, np.ndarray], title: str, ytitle: str) -> go.Figure:
-    """One line per series over the same z axis."""
+def curves(
+    z: np.ndarray, series: dict[str, np.ndarray], title: str, ytitle: str, xtitle: str = "z"
+) -> go.Figure:
+    """One line per series over the same x axis."""
     fig = go.Figure()
     for k, (name, values) in enumerate(series.items()):
         fig.add_scatter(
@@ -281,7 +283,7 @@ def curves(z: np.ndarray, series: dict[str, np.ndarray], title: str, ytitle: str
             line={"color": COLOURS[k % len(COLOURS)], "width": 3},
             hovertemplate=f"{name}(%{{x:.3f}}) = %{{y:.6g}}<extra></extra>",
         )
-    fig.update_layout(title=title, xaxis_title="z", yaxis_title=ytitle, hovermode="x unified")
+    fig.update_layout(title=title, xaxis_title=xtitle, yaxis_title=ytitle, hovermode="x unified")
     fig.add_hline(y=0, line_color="grey", line_width=1)
     fig.add_vline(x=0, line_color="grey", line_width=1)
     return compact(fig, 380)
@@ -392,3 +394,26 @@ def log_lines(
     if log_x:
         fig.update_xaxes(type="log")
     return compact(fig, 380)
+
+
+def routing_heatmap(
+    probs: np.ndarray, chosen: np.ndarray, token_labels: list[str], expert_labels: list[str]
+) -> go.Figure:
+    """Token x expert router probabilities; a dot marks each token's chosen experts."""
+    fig = go.Figure(
+        go.Heatmap(
+            z=f32(probs),
+            x=expert_labels,
+            y=token_labels,
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            text=np.where(chosen, "●", ""),
+            texttemplate="%{text}",
+            colorbar={"title": "probability", "thickness": 12},
+            hovertemplate="token %{y} → %{x}: probability %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", type="category", title="token")
+    fig.update_xaxes(type="category", title="expert (● chosen)")
+    return compact(fig, min(900, max(300, 80 + 30 * len(token_labels))))

@@ -14,6 +14,7 @@ NEURONS, KEY_VALUE = "pages/1_Neurons.py", "pages/2_Key_value_memory.py"
 ACTIVATIONS, COLLAPSE = "pages/3_Activations.py", "pages/4_Collapse.py"
 POSITION_WISE = "pages/5_Position-wise.py"
 BACKPROP, TRAPS = "pages/6_Backprop.py", "pages/7_Traps.py"
+SCALE, MOE = "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py"
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 
 

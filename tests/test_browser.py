@@ -17,6 +17,8 @@ PAGES = {
     "position_wise": "Position-wise",
     "backprop": "Backprop",
     "traps": "Traps",
+    "scale_and_cost": "Scale_and_cost",
+    "mixture_of_experts": "Mixture_of_experts",
 }
 # charts at the default model (Collapse hides its training until the learner predicts)
 CHART_COUNTS = {
@@ -28,6 +30,8 @@ CHART_COUNTS = {
     "position_wise": 3,
     "backprop": 9,
     "traps": 0,  # every trap waits for a guess; the shown code is the main element
+    "scale_and_cost": 3,
+    "mixture_of_experts": 3,
 }
 
 

@@ -10,8 +10,10 @@ from pages_helpers import (
     BACKPROP,
     COLLAPSE,
     KEY_VALUE,
+    MOE,
     NEURONS,
     POSITION_WISE,
+    SCALE,
     TRAPS,
     open_page,
     warnings_text,
@@ -63,6 +65,11 @@ BAD_VALUES = [
     (TRAPS, "guess_stride", "sure"),
     (TRAPS, "guess_t", "sure"),
     (TRAPS, "guess_clamp", "sure"),
+    (SCALE, "layers", "200"),
+    (SCALE, "cost_model", "GPT-5"),
+    (MOE, "E", "1"),
+    (MOE, "k", "0"),
+    (MOE, "rbias", "inf"),
 ]
 
 

@@ -1,0 +1,60 @@
+"""The Scale & cost page's table: real models and the learner's own, from the core's counts."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ffn_core import MODEL_SHAPES, ModelShape, model_params, quadratic_crossover
+
+
+def learner_shape(d_model: int, d_ff: int, n_layers: int, n_heads: int) -> ModelShape:
+    """The sidebar's sizes as a GPT-2-style block (biases, LayerNorm); no embeddings counted."""
+    return ModelShape(
+        name="your model",
+        d_model=d_model,
+        d_ff=d_ff,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        n_kv_heads=n_heads,
+        ffn_kind="standard",
+        activation="yours",
+        bias=True,
+        norm="layernorm",
+        vocab_size=0,
+        n_positions=0,
+        tied_embeddings=True,
+        published_params=0,
+        published_label="—",
+    )
+
+
+def cost_table(yours: ModelShape) -> pd.DataFrame:
+    """One row per model: shape, per-block parameters, totals, published check, crossover."""
+    rows = []
+    for shape in [*MODEL_SHAPES.values(), yours]:
+        counts = model_params(shape)
+        published = shape.published_params or None
+        rows.append(
+            {
+                "model": shape.name,
+                "d_model": shape.d_model,
+                "d_ff": shape.d_ff,
+                "layers": shape.n_layers,
+                "FFN": shape.ffn_kind
+                + (
+                    f", {shape.n_experts} experts, top-{shape.top_k}" if shape.n_experts > 1 else ""
+                ),
+                "FFN params / block": counts["ffn"],
+                "attention params / block": counts["attention"],
+                "FFN share of block": counts["ffn"] / counts["block"],
+                "all blocks": counts["blocks"],
+                "recount with embeddings": counts["total"] if published else None,
+                "published": published,
+                "published as": shape.published_label,
+                "active per token": counts["active"] if shape.n_experts > 1 else None,
+                "T where attention's T² overtakes the FFN": quadratic_crossover(
+                    shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k
+                ),
+            }
+        )
+    return pd.DataFrame(rows).set_index("model")

@@ -1,0 +1,119 @@
+"""Scale & cost: where the parameters and the FLOPs of real models live."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, quadratic_crossover
+from ffn_ui import figures
+from ffn_ui.charts import show
+from ffn_ui.cost_table import cost_table, learner_shape
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_number, bound_select
+
+INTRO = (
+    "Attention's four projections hold about 4·d² weights per block; a 4× FFN holds about "
+    "8·d². So roughly two thirds of a transformer's block weights are in its FFNs. Compute "
+    "tells a different story: the FFN's work grows linearly with the sequence length T, "
+    "attention's score and mixing work with T², so long contexts are attention's problem."
+)
+
+model = setup("Scale & cost", "Scale & cost: where the parameters and FLOPs live", INTRO)
+heads = max(h for h in range(1, 65) if model.d_model % h == 0)
+layers = bound_number("layers in your model", "layers", 1, 96, 12)
+table = cost_table(learner_shape(model.d_model, model.d_ff, layers, heads))
+
+st.subheader("1. Parameters per block and in total")
+st.caption(
+    "Per block: the FFN's weights and biases, and attention's Q, K, V and O (grouped-query "
+    "attention where the model has it). 'All blocks' leaves out the embeddings and the "
+    "norms; the recount adds them back (and BERT's pooler) and matches each released "
+    f"checkpoint exactly. Your model (d_model {model.d_model}, d_ff {model.d_ff}, {heads} "
+    "heads) is counted as a GPT-2-style block without embeddings."
+)
+st.dataframe(
+    table.style.format(
+        {
+            "FFN share of block": "{:.0%}",
+            "T where attention's T² overtakes the FFN": "{:,.0f}",
+            **{
+                c: "{:,.0f}"
+                for c in (
+                    "FFN params / block",
+                    "attention params / block",
+                    "all blocks",
+                    "recount with embeddings",
+                    "published",
+                    "active per token",
+                )
+            },
+        },
+        na_rep="—",
+    )
+)
+st.download_button(
+    "Download the table (CSV)",
+    table.to_csv().encode(),
+    "ffn_costs.csv",
+    "text/csv",
+    on_click="ignore",
+)
+show(
+    figures.bars(
+        list(table.index),
+        table["FFN share of block"],
+        "share of each block's weights that sit in the FFN",
+        "share",
+        horizontal=True,
+    ),
+    model.presenter,
+)
+
+st.subheader("2. The ratio: FFN against attention")
+ratio = np.linspace(0.5, 8, 151)
+show(
+    figures.curves(
+        ratio,
+        {"standard FFN (2 matrices)": 2 * ratio / 4, "SwiGLU (3 matrices)": 3 * ratio / 4},
+        "FFN weights ÷ attention weights (4·d²), by d_ff ÷ d_model",
+        "FFN ÷ attention",
+        "d_ff ÷ d_model",
+    ),
+    model.presenter,
+)
+ratio_yours = model.d_ff / model.d_model
+st.caption(
+    "At d_ff = 4·d_model a standard FFN has 8·d², twice attention's 4·d². SwiGLU's third "
+    "matrix would make that 12·d², so it uses d_ff ≈ 8/3·d_model to stay at 8·d² (where "
+    f"both lines cross 2). Your d_ff ÷ d_model is {ratio_yours:.2f}, so your FFN holds "
+    f"{ratio_yours / 2:.2f}× attention's weights."
+)
+
+st.subheader("3. FLOPs against sequence length")
+names = [*MODEL_SHAPES, "your model"]
+chosen = bound_select("model", "cost_model", names, "GPT-2 small")
+shape = MODEL_SHAPES.get(chosen) or learner_shape(model.d_model, model.d_ff, layers, heads)
+T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
+attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
+ffn = shape.top_k * ffn_flops(T, shape.d_model, shape.d_ff, shape.ffn_kind)
+cross = quadratic_crossover(shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k)
+fig = figures.log_lines(
+    T,
+    {
+        "FFN (active experts)" if shape.n_experts > 1 else "FFN": ffn.astype(float),
+        "attention Q, K, V, O": attn["projections"].astype(float),
+        "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
+    },
+    f"{chosen}: FLOPs of one block, one forward pass over T tokens",
+    "sequence length T",
+    "FLOPs",
+    log_x=True,
+)
+fig.add_vline(x=cross, line_dash="dash")
+# On a log axis an annotation is placed in log10 units, unlike the line.
+fig.add_annotation(x=np.log10(cross), y=1, yref="paper", text=f"T = {cross:,.0f}", showarrow=False)
+show(fig, model.presenter)
+per_token = ffn_flops(1, shape.d_model, shape.d_ff, shape.ffn_kind) * shape.top_k
+st.caption(
+    f"Per token the FFN costs {per_token:,} FLOPs, whatever T is; over a sequence of T "
+    f"tokens, T times that. Attention's T² terms pass the FFN at T = {cross:,.0f}."
+)

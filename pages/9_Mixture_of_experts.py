@@ -1,0 +1,127 @@
+"""Mixture of experts: a router sends each token to k of E expert FFNs."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core import MODEL_SHAPES, model_params
+from ffn_core.costs import ffn_params, moe_flops_per_token, moe_params
+from ffn_core.init import init_weights
+from ffn_core.moe import expert_load, load_balance_loss, moe_forward
+from ffn_ui import figures
+from ffn_ui.charts import show
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_select, bound_slider
+
+MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most
+INTRO = (
+    "A mixture-of-experts layer keeps E full FFNs, the experts, and a small router: a "
+    "linear map from the token to E scores. A softmax turns the scores into probabilities; "
+    "each token goes only to its k most probable experts, whose outputs are mixed with "
+    "those probabilities renormalised to sum to 1. Mixtral 8x7B keeps 8 experts and uses 2 "
+    "per token: about 8× the FFN capacity at the compute of about 2."
+)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
+    """Shared, read-only expert weights and router for these sizes."""
+    experts = [init_weights(d_model, d_ff, "normal", seed=seed + 1 + e) for e in range(E)]
+    router = np.random.default_rng(seed).standard_normal((d_model, E)) * 2 / np.sqrt(d_model)
+    return experts, router
+
+
+def balance_router() -> None:
+    st.session_state.update(rbias=0.0)
+
+
+def starve_expert() -> None:
+    st.session_state.update(rbias=-6.0)
+
+
+model = setup("Mixture of experts", "Mixture of experts: 8× the capacity, 2× the compute", INTRO)
+left, mid, right = st.columns(3)
+E = bound_slider("experts E", "E", 2, 16, 8, 1, left)
+k = bound_slider("experts per token k", "k", 1, 16, 2, 1, mid)
+bias = bound_slider("router bias on expert 1", "rbias", -6.0, 6.0, 0.0, 0.5, right)
+buttons = st.columns(2)
+buttons[0].button("Preset: balanced router", on_click=balance_router)
+buttons[1].button("Preset: starve expert 1", on_click=starve_expert)
+if k > E:
+    st.warning(f"k = {k} is more than E = {E} experts; using k = {E}.")
+    k = E
+d_model, d_ff = min(model.d_model, MAX_D_MODEL), min(model.d_ff, MAX_D_FF)
+if (d_model, d_ff) != (model.d_model, model.d_ff):
+    st.info(
+        f"This page keeps {E} experts in memory, so it uses d_model = {d_model} and "
+        f"d_ff = {d_ff} (at most {MAX_D_MODEL} and {MAX_D_FF})."
+    )
+experts, router = experts_and_router(d_model, d_ff, E, 0)
+x = model.x[:, :d_model]
+b_router = np.zeros(E)
+b_router[0] = bias
+out, cache = moe_forward(x, router, experts, k, model.activation, b_router)  # (T, d_model)
+expert_names = [f"e{e + 1}" for e in range(E)]
+
+st.subheader("1. Where the router sends each token")
+marks = np.zeros_like(cache.probs, dtype=bool)
+np.put_along_axis(marks, cache.chosen, True, axis=1)
+show(figures.routing_heatmap(cache.probs, marks, model.token_labels, expert_names), model.presenter)
+load = expert_load(cache.chosen, E)
+fig = figures.bars(expert_names, load, "tokens routed to each expert", "tokens")
+fig.add_hline(y=model.T * k / E, line_dash="dash", annotation_text="uniform load")
+show(fig, model.presenter)
+
+st.subheader("2. Load balance")
+aux = load_balance_loss(cache.probs, cache.chosen)
+st.metric(
+    "auxiliary load-balancing loss (Switch / Mixtral style)",
+    f"{aux:.3f}",
+    help="E · Σ_e (share of tokens sent to e) × (mean router probability of e): "
+    "1 when routing is even, up to E when one expert takes everything.",
+)
+st.caption(
+    "Training adds a small multiple of this loss so the router spreads tokens out. Push "
+    "expert 1's router bias down and it receives no tokens at all: it is starved, and its "
+    f"weights would stop learning. Expert 1 now receives {load[0]} token slots."
+)
+
+st.subheader("3. Capacity against compute")
+total, active = moe_params(d_model, d_ff, E, k, "standard", bias=True)
+dense_flops, active_flops = moe_flops_per_token(d_model, d_ff, E, k, "standard")
+mixtral = MODEL_SHAPES["Mixtral-8x7B"]
+mx = model_params(mixtral)
+mx_dense, mx_active = moe_flops_per_token(mixtral.d_model, mixtral.d_ff, 8, 2, "swiglu")
+left, right = st.columns(2)
+left.markdown(f"**This toy** ({E} experts, k = {k})")
+left.metric(
+    "FFN parameters: stored / used per token",
+    f"{total:,} / {active:,}",
+    help=f"one expert: {ffn_params(d_model, d_ff):,}; router {d_model * E:,}",
+)
+left.metric("FLOPs per token: if all ran / with k", f"{dense_flops:,} / {active_flops:,}")
+right.markdown("**Mixtral 8x7B** (8 experts, k = 2, whole model)")
+right.metric(
+    "parameters: stored / used per token", f"{mx['total'] / 1e9:.1f}B / {mx['active'] / 1e9:.1f}B"
+)
+right.metric(
+    "FFN FLOPs per token per layer: if all ran / with k",
+    f"{mx_dense / 1e9:.2f} G / {mx_active / 1e9:.2f} G",
+)
+
+st.subheader("4. One token's output, expert by expert")
+token = bound_select("token", "tok", model.token_labels, model.token_labels[0])
+t = model.token_labels.index(token)
+shown = min(d_model, 24)
+parts = cache.gates[t][:, None] * cache.expert_out[t, :, :shown]  # (k, shown)
+labels = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t], strict=True)]
+gap = float(np.abs(parts.sum(axis=0) - out[t, :shown]).max())
+st.caption(
+    f"Each block is gate × expert output; the diamonds are the layer's output, which the "
+    f"blocks add up to within {gap:.1e}."
+)
+show(
+    figures.neuron_writes_figure(
+        parts, out[t, :shown], labels, [f"out{c + 1}" for c in range(shown)]
+    ),
+    model.presenter,
+)

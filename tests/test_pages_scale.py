@@ -1,0 +1,101 @@
+"""The Scale & cost and Mixture-of-experts pages in AppTest: the numbers shown are the core's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+from pages_helpers import MOE, SCALE, click, open_page, traces, warnings_text
+from plotly_data import decode
+
+from ffn_core import MODEL_SHAPES, model_params, quadratic_crossover
+from ffn_core.costs import moe_flops_per_token, moe_params
+from ffn_core.init import init_weights
+from ffn_core.moe import expert_load, load_balance_loss, moe_forward
+from ffn_core.tokens import embed_words
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.mark.parametrize("page", [SCALE, MOE])
+@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
+def test_runs_on_defaults_and_every_preset(page, preset):
+    at = open_page(page)
+    if preset:
+        click(at, preset)
+    assert not at.exception
+    assert at.get("plotly_chart")
+
+
+def test_the_table_shows_the_cores_counts_and_matches_every_checkpoint():
+    at = open_page(SCALE, {"d_model": "6", "d_ff": "20", "layers": "3"})
+    table = at.dataframe[0].value
+    for name, shape in MODEL_SHAPES.items():
+        counts = model_params(shape)
+        row = table.loc[name]
+        assert row["FFN params / block"] == counts["ffn"]
+        assert row["attention params / block"] == counts["attention"]
+        assert row["recount with embeddings"] == row["published"] == shape.published_params
+        assert row["T where attention's T² overtakes the FFN"] == quadratic_crossover(
+            shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k
+        )
+    yours = table.loc["your model"]
+    assert yours["FFN params / block"] == 2 * 6 * 20 + 20 + 6
+    assert yours["all blocks"] == 3 * (
+        yours["FFN params / block"] + yours["attention params / block"] + 4 * 6
+    )
+    assert table.loc["GPT-2 small", "FFN params / block"] == 4_722_432
+
+
+def test_flops_chart_follows_the_chosen_model():
+    at = open_page(SCALE, {"cost_model": "Mixtral-8x7B"})
+    ffn = traces(at, 2)[0]
+    assert ffn["name"] == "FFN (active experts)"
+    T = decode(ffn["x"])
+    np.testing.assert_allclose(decode(ffn["y"]), 2 * 3 * 2 * T * 4096 * 14336, rtol=1e-6)
+
+
+def expected_routing(E=8, k=2, bias=0.0, d_model=4, d_ff=16):
+    """Rebuild the page's router and experts from the core and route the default words."""
+    experts = [init_weights(d_model, d_ff, "normal", seed=1 + e) for e in range(E)]
+    router = np.random.default_rng(0).standard_normal((d_model, E)) * 2 / np.sqrt(d_model)
+    x = embed_words(["the", "cat", "sat", "on", "the", "mat"], d_model)
+    b = np.zeros(E)
+    b[0] = bias
+    return moe_forward(x, router, experts, k, "relu", b)
+
+
+def test_routing_load_and_balance_loss_are_the_cores():
+    at = open_page(MOE)
+    _out, cache = expected_routing()
+    np.testing.assert_allclose(decode(traces(at, 0)[0]["z"]), cache.probs, rtol=1e-6)
+    np.testing.assert_array_equal(decode(traces(at, 1)[0]["y"]), expert_load(cache.chosen, 8))
+    assert at.metric[0].value == f"{load_balance_loss(cache.probs, cache.chosen):.3f}"
+    total, active = moe_params(4, 16, 8, 2, "standard", bias=True)
+    assert at.metric[1].value == f"{total:,} / {active:,}"
+    dense, used = moe_flops_per_token(4, 16, 8, 2, "standard")
+    assert at.metric[2].value == f"{dense:,} / {used:,}"
+
+
+def test_one_tokens_blocks_add_up_to_the_layer_output():
+    at = open_page(MOE, {"tok": "2: cat"})
+    out, _ = expected_routing()
+    bars = [decode(t["y"]) for t in traces(at, 2) if t["type"] == "bar"]
+    assert len(bars) == 2  # k experts
+    np.testing.assert_allclose(np.sum(bars, axis=0), out[1], rtol=1e-5, atol=1e-6)
+
+
+def test_a_negative_router_bias_starves_expert_one():
+    at = open_page(MOE, {"rbias": "-6"})
+    assert decode(traces(at, 1)[0]["y"])[0] == 0
+    assert "Expert 1 now receives 0 token slots" in " ".join(c.value for c in at.caption)
+
+
+def test_k_above_e_is_clipped_with_a_note_and_all_experts_average():
+    at = open_page(MOE, {"E": "3", "k": "9"})
+    assert "using k = 3" in warnings_text(at)
+    assert at.metric[0].value == "1.000"  # every expert takes every token: balanced
