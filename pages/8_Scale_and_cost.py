@@ -8,7 +8,7 @@ from ffn_ui import figures
 from ffn_ui.charts import show
 from ffn_ui.cost_table import cost_table, learner_shape
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_select
+from ffn_ui.url import bound_number, bound_select, bound_select_slider
 
 INTRO = (
     "Attention's four projections hold about 4·d² weights per block; a 4× FFN holds about "
@@ -90,7 +90,10 @@ st.caption(
 
 st.subheader("3. FLOPs against sequence length")
 names = [*MODEL_SHAPES, "your model"]
-chosen = bound_select("model", "cost_model", names, "GPT-2 small")
+left, right = st.columns(2)
+chosen = bound_select("model", "cost_model", names, "GPT-2 small", left)
+lengths = [2**i for i in range(18)]  # 1 to 131,072 tokens
+seq_len = bound_select_slider("sequence length T", "seq_T", lengths, 1024, "{:,}".format, right)
 shape = MODEL_SHAPES.get(chosen) or learner_shape(model.d_model, model.d_ff, layers, heads)
 T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
 attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
@@ -109,11 +112,17 @@ fig = figures.log_lines(
     log_x=True,
 )
 fig.add_vline(x=cross, line_dash="dash")
+fig.add_vline(x=seq_len, line_color="grey")
 # On a log axis an annotation is placed in log10 units, unlike the line.
 fig.add_annotation(x=np.log10(cross), y=1, yref="paper", text=f"T = {cross:,.0f}", showarrow=False)
 show(fig, model.presenter)
 per_token = ffn_flops(1, shape.d_model, shape.d_ff, shape.ffn_kind) * shape.top_k
+at_T = attention_flops(seq_len, shape.d_model, shape.n_heads, shape.n_kv_heads)
+left, mid, right = st.columns(3)
+left.metric("FFN FLOPs per token", f"{per_token:,}")
+mid.metric(f"FFN FLOPs over T = {seq_len:,}", f"{per_token * seq_len:.3g}")
+right.metric(f"attention FLOPs over T = {seq_len:,}", f"{sum(at_T.values()):.3g}")
 st.caption(
-    f"Per token the FFN costs {per_token:,} FLOPs, whatever T is; over a sequence of T "
-    f"tokens, T times that. Attention's T² terms pass the FFN at T = {cross:,.0f}."
+    f"The FFN's cost per token does not depend on T; attention's T² terms pass the FFN at "
+    f"T = {cross:,.0f} (the dashed line). The grey line is the T you chose."
 )

@@ -8,7 +8,7 @@ import streamlit as st
 from pages_helpers import MOE, SCALE, click, open_page, traces, warnings_text
 from plotly_data import decode
 
-from ffn_core import MODEL_SHAPES, model_params, quadratic_crossover
+from ffn_core import MODEL_SHAPES, attention_flops, model_params, quadratic_crossover
 from ffn_core.costs import moe_flops_per_token, moe_params
 from ffn_core.init import init_weights
 from ffn_core.moe import expert_load, load_balance_loss, moe_forward
@@ -99,3 +99,14 @@ def test_k_above_e_is_clipped_with_a_note_and_all_experts_average():
     at = open_page(MOE, {"E": "3", "k": "9"})
     assert "using k = 3" in warnings_text(at)
     assert at.metric[0].value == "1.000"  # every expert takes every token: balanced
+
+
+def test_sequence_length_metrics_are_the_cores():
+    at = open_page(SCALE, {"seq_T": "4,096"})
+    m = MODEL_SHAPES["GPT-2 small"]
+    per_token = 2 * 2 * 768 * 3072
+    values = {x.label: x.value for x in at.metric}
+    assert values["FFN FLOPs per token"] == f"{per_token:,}"
+    assert values["FFN FLOPs over T = 4,096"] == f"{per_token * 4096:.3g}"
+    attn = attention_flops(4096, m.d_model, m.n_heads)
+    assert values["attention FLOPs over T = 4,096"] == f"{sum(attn.values()):.3g}"

@@ -67,6 +67,7 @@ BAD_VALUES = [
     (TRAPS, "guess_clamp", "sure"),
     (SCALE, "layers", "200"),
     (SCALE, "cost_model", "GPT-5"),
+    (SCALE, "seq_T", "3"),
     (MOE, "E", "1"),
     (MOE, "k", "0"),
     (MOE, "rbias", "inf"),
