@@ -17,6 +17,9 @@ from ffn_core.ffn import check_weights
 WEIGHT_NAMES = ("W1", "b1", "W2", "b2")
 MAX_FILE_BYTES = 50 * 2**20  # GPT-2 small's FFN in float64 is 36 MiB
 MAX_D_MODEL, MAX_D_FF = 1024, 4096
+# The largest arrays a file may hold once unpacked: W1 and W2 at the caps, in float64.
+MAX_UNPACKED_BYTES = 2 * MAX_D_MODEL * MAX_D_FF * 8 + 2 * 2**20
+JSON_EXTRA_KEYS = {"orientation"}  # written by weights_to_json as a note for people
 
 
 def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
@@ -24,13 +27,19 @@ def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
     missing = [name for name in WEIGHT_NAMES if name not in arrays]
     if missing:
         raise ValueError(f"missing {', '.join(missing)}; a weights file holds {WEIGHT_NAMES}")
+    extra = sorted(set(arrays) - set(WEIGHT_NAMES) - JSON_EXTRA_KEYS)
+    if extra:
+        raise ValueError(
+            f"unexpected arrays {', '.join(extra)}; a weights file holds only "
+            f"{', '.join(WEIGHT_NAMES)}"
+        )
     weights = {}
     for name in WEIGHT_NAMES:
         try:
             arr = np.asarray(arrays[name])
         except ValueError as err:  # ragged nested lists
             raise ValueError(f"{name} is not a rectangular array of numbers") from err
-        if arr.dtype.kind not in "iuf":
+        if arr.dtype.kind not in "iuf" or arr.dtype.itemsize > 8:
             raise ValueError(f"{name} must hold numbers, got {arr.dtype} values")
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} holds NaN or infinite values")
@@ -43,6 +52,31 @@ def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
             f"and d_ff up to {MAX_D_FF}"
         )
     return weights
+
+
+def read_npz(data: bytes) -> dict[str, np.ndarray]:
+    """The arrays of an NPZ file, refusing pickles and anything too large once unpacked.
+
+    The zip directory is read first, so a small file that would unpack to gigabytes (a
+    zip bomb) is refused before any of it is decompressed.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError) as err:
+        raise ValueError("not an NPZ (zip) file") from err
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise ValueError(
+            f"it would unpack to {unpacked / 2**20:.0f} MiB; at most "
+            f"{MAX_UNPACKED_BYTES / 2**20:.0f} MiB fits the explorer's largest FFN"
+        )
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            return {name: npz[name] for name in npz.files}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+        raise ValueError(
+            "not a plain NPZ file of numeric arrays (pickled objects are refused)"
+        ) from err
 
 
 def weights_to_npz(weights: dict[str, np.ndarray]) -> bytes:
@@ -64,13 +98,7 @@ def weights_from_file(data: bytes, filename: str) -> dict[str, np.ndarray]:
             f"the file is {len(data) / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES // 2**20} MiB"
         )
     if filename.lower().endswith(".npz"):
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in npz.files}
-        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
-            raise ValueError(
-                "not a plain NPZ file of numeric arrays (pickled objects are refused)"
-            ) from err
+        arrays = read_npz(data)
     elif filename.lower().endswith(".json"):
         try:
             arrays = json.loads(data.decode("utf-8"))

@@ -60,14 +60,21 @@ def replace_arrays(store_key: str, arrays: Arrays) -> None:
 def edit_table(
     arr: np.ndarray, rows: list[str], cols: list[str], key: str, caption: str
 ) -> np.ndarray:
-    """One array in a data editor; emptied cells count as 0, with a note."""
-    frame = pd.DataFrame(np.atleast_2d(arr), index=rows, columns=cols)
+    """One array in a data editor. A cell that is not a finite number (blank, text, NaN,
+    inf) keeps its previous value, with a note."""
+    before = np.atleast_2d(arr)
+    frame = pd.DataFrame(before, index=rows, columns=cols)
     st.caption(caption)
     edited = st.data_editor(frame, key=key, width="content")
-    values = edited.to_numpy(dtype=float, na_value=np.nan)
-    if not np.all(np.isfinite(values)):
-        st.warning(f"{caption.split(':')[0]}: an empty or invalid cell counts as 0.")
-        values = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
+    values = edited.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        name = caption.split(" ")[0]
+        st.warning(
+            f"{name}: {int(bad.sum())} cell(s) were not a finite number (blank, text, "
+            "NaN or infinity) and keep their previous value."
+        )
+        values = np.where(bad, before, values)
     return values.reshape(arr.shape)
 
 

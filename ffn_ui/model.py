@@ -52,12 +52,17 @@ class Model:
         return self.x, w["W1"], w["b1"], w["W2"], w["b2"]
 
 
+def read_only(arrays):
+    """Lock arrays that a process-wide cache shares between sessions: nobody may write them."""
+    for arr in arrays:
+        arr.flags.writeable = False
+
+
 @st.cache_resource(max_entries=6, show_spinner=False)
 def random_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
     """Shared by every session and never written to, so GPT-2-sized weights exist once."""
     weights = init_weights(d_model, d_ff, scheme, seed)
-    for arr in weights.values():
-        arr.flags.writeable = False
+    read_only(weights.values())
     return weights
 
 

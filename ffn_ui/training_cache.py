@@ -7,6 +7,7 @@ from collections import OrderedDict
 import streamlit as st
 
 from ffn_core.training import TASKS, TrainResult, make_task, train_ffn
+from ffn_ui.model import read_only
 
 MAX_KEPT = 32
 
@@ -34,6 +35,7 @@ def trained(task: str, activation: str, d_ff: int, steps: int, seed: int) -> Tra
             progress=lambda step: bar.progress(step / steps),
         )
         bar.empty()
+        read_only(store[key].weights.values())
         if len(store) > MAX_KEPT:
             store.popitem(last=False)
     return store[key]

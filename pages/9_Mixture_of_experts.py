@@ -9,6 +9,7 @@ from ffn_core.init import init_weights
 from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
 from ffn_ui.charts import show
+from ffn_ui.model import read_only
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider
 
@@ -27,6 +28,7 @@ def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
     """Shared, read-only expert weights and router for these sizes."""
     experts = [init_weights(d_model, d_ff, "normal", seed=seed + 1 + e) for e in range(E)]
     router = np.random.default_rng(seed).standard_normal((d_model, E)) * 2 / np.sqrt(d_model)
+    read_only([router, *(a for expert in experts for a in expert.values())])
     return experts, router
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import zipfile
 
 import numpy as np
 import pytest
@@ -100,8 +101,18 @@ def test_a_pickled_npz_is_refused_and_never_unpickled():
     )
     with pytest.raises(ValueError, match="pickled objects are refused"):
         weights_from_file(buffer.getvalue(), "evil.npz")
-    with pytest.raises(ValueError, match="not a plain NPZ"):
+    with pytest.raises(ValueError, match="not an NPZ"):
         weights_from_file(pickle.dumps({"W1": 1}), "plain_pickle.npz")
+
+
+def test_a_zip_bomb_is_refused_before_it_is_unpacked():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("W1.npy", b"\0" * (80 * 2**20))  # 80 MiB of zeros, tiny compressed
+    data = buffer.getvalue()
+    assert len(data) < 2**20
+    with pytest.raises(ValueError, match="would unpack to 80 MiB"):
+        weights_from_file(data, "bomb.npz")
 
 
 BAD_FILES = [
@@ -136,6 +147,10 @@ BAD_FILES = [
         "d_ff up to 4096",
     ),
     ("other type", lambda w: b"W1,b1", "w.csv", "upload a .npz or .json"),
+    ("extra array", lambda w: npz_bytes(**w, W3=np.zeros(2)), "w.npz", "unexpected arrays W3"),
+    ("complex", lambda w: npz_bytes(**{**w, "b2": w["b2"] + 1j}), "w.npz", "b2 must hold numbers"),
+    ("inf", lambda w: npz_bytes(**{**w, "W1": w["W1"] * np.inf}), "w.npz", "NaN or infinite"),
+    ("bool", lambda w: npz_bytes(**{**w, "b1": w["b1"] > 0}), "w.npz", "b1 must hold numbers"),
 ]
 
 

@@ -230,3 +230,19 @@ def test_the_chosen_token_and_neuron_come_from_the_link():
     at = open_page(KEY_VALUE, {"tok": "2: cat", "neuron": "n7"})
     assert "2: cat" in " ".join(s.value for s in at.subheader)
     assert "n7 scores" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("bad", ["abc", None, float("nan"), float("inf"), "-inf", ""])
+def test_a_bad_cell_gets_a_note_and_changes_nothing(bad):
+    at = click(open_page(KEY_VALUE), "Lesson")
+    version = at.session_state["hand_weights_version"]
+    at.session_state[f"edit_W1_{version}"] = {
+        "edited_rows": {0: {"n2": bad}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.exception
+    assert "not a finite number" in warnings_text(at)
+    np.testing.assert_array_equal(at.session_state["hand_weights"]["W1"], [[1, 1], [1, -1]])
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])

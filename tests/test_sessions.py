@@ -1,0 +1,50 @@
+"""Two sessions side by side never see each other's settings, edits or uploads, and what a
+process-wide cache shares cannot be written."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+from pages_helpers import (
+    KEY_VALUE,
+    NEURONS,
+    click,
+    expected_default_model,
+    heatmap,
+    open_page,
+    relu,
+)
+from plotly_data import decode
+
+from ffn_core.init import init_weights
+from ffn_core.weights_io import weights_to_npz
+from ffn_ui.files import apply_upload
+from ffn_ui.model import random_weights
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def test_uploads_and_edits_stay_in_their_own_session():
+    alice = open_page(NEURONS, {"mask": "false"})
+    bob = open_page(NEURONS, {"mask": "false"})
+    apply_upload(alice.session_state, "a.npz", weights_to_npz(init_weights(4, 16, "normal", 99)))
+    alice.run()
+    carol = click(open_page(KEY_VALUE), "Lesson")  # hand-edited weights in a third session
+    bob.run()
+    x, w = expected_default_model()
+    np.testing.assert_allclose(decode(heatmap(bob)["z"]), relu(x @ w["W1"] + w["b1"]), atol=1e-6)
+    assert "uploaded_weights" not in bob.session_state
+    assert "hand_weights" not in bob.session_state
+    assert alice.sidebar.selectbox(key="init").value == "uploaded"
+    assert carol.session_state["d_model"] == 2 and bob.session_state["d_model"] == 4
+
+
+def test_shared_cached_weights_are_read_only():
+    weights = random_weights(4, 16, "normal", 0)
+    with pytest.raises(ValueError, match="read-only"):
+        weights["W1"][0, 0] = 1.0
