@@ -35,35 +35,40 @@ def preset_wide() -> None:
 
 model = setup("Activations", "Activations: why the bend matters", INTRO)
 
-left, right = st.columns([3, 1])
-chosen = bound_multiselect(
-    "curves", "curves", list(NAMES), left, default=["ReLU", "GELU", "GELU-tanh", "SiLU"]
-)
-with right:
+with st.columns([3, 1])[1]:
     st.caption("Presets")
     st.button("Zoom near 0", on_click=preset_zoom)
     st.button("Wide view", on_click=preset_wide)
-half_range = bound_slider("z from −r to r", "range", 0.5, 10.0, 4.0, 0.5)
-derivative = bound_toggle("Show the derivatives", "deriv", False)
 
-z = np.linspace(-half_range, half_range, 801)
-series = {
-    label: (ACTIVATIONS[NAMES[label]].derivative if derivative else ACTIVATIONS[NAMES[label]].fn)(z)
-    for label in chosen
-}
-st.subheader("The curves" + (": their slopes" if derivative else ""))
-if series:
-    show(figures.curves(z, series, "", "slope" if derivative else "act(z)"), model.presenter)
-else:
-    st.info("Pick at least one curve.")
 
-fine = np.linspace(-half_range, half_range, 20001)
-gap = np.abs(ACTIVATIONS["gelu"].fn(fine) - ACTIVATIONS["gelu_tanh"].fn(fine))
-st.metric(
-    "largest gap between exact GELU and its tanh approximation on this range",
-    f"{gap.max():.2e}",
-    help=f"at z = {fine[gap.argmax()]:.3f}; the approximation is what GPT-2 shipped with.",
-)
+@st.fragment
+def curves_section(presenter: bool) -> None:
+    """The curves and their controls rerun on their own: moving the range is cheap."""
+    chosen = bound_multiselect(
+        "curves", "curves", list(NAMES), default=["ReLU", "GELU", "GELU-tanh", "SiLU"]
+    )
+    half_range = bound_slider("z from −r to r", "range", 0.5, 10.0, 4.0, 0.5)
+    derivative = bound_toggle("Show the derivatives", "deriv", False)
+    z = np.linspace(-half_range, half_range, 801)
+    series = {
+        label: getattr(ACTIVATIONS[NAMES[label]], "derivative" if derivative else "fn")(z)
+        for label in chosen
+    }
+    st.subheader("The curves" + (": their slopes" if derivative else ""))
+    if series:
+        show(figures.curves(z, series, "", "slope" if derivative else "act(z)"), presenter)
+    else:
+        st.info("Pick at least one curve.")
+    fine = np.linspace(-half_range, half_range, 20001)
+    gap = np.abs(ACTIVATIONS["gelu"].fn(fine) - ACTIVATIONS["gelu_tanh"].fn(fine))
+    st.metric(
+        "largest gap between exact GELU and its tanh approximation on this range",
+        f"{gap.max():.2e}",
+        help=f"at z = {fine[gap.argmax()]:.3f}; the approximation is what GPT-2 shipped with.",
+    )
+
+
+curves_section(model.presenter)
 
 st.subheader("SwiGLU: a gate with two inputs")
 st.markdown(
@@ -118,5 +123,6 @@ show(
     model.presenter,
 )
 st.dataframe(
-    stats.style.format({**{c: "{:.0%}" for c in shares.columns}, "dead neurons": "{:.0f}"})
+    stats,
+    column_config={c: st.column_config.NumberColumn(format="percent") for c in shares.columns},
 )

@@ -123,6 +123,26 @@ def test_collapse_trains_both_networks_after_a_prediction(server, browser):
     page.close()
 
 
+def test_activations_range_slider_reruns_its_fragment(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Activations", CHART_COUNTS["activations"])
+    slider = page.get_by_role("slider", name="z from −r to r")
+    before = reruns.finished
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # 4.0 -> 4.5
+    reruns.wait_for_more_than(before, page)
+    for _ in range(50):  # the redrawn curves arrive a moment after the run
+        x_max = page.locator(".js-plotly-plot").first.evaluate(
+            "gd => Math.max(...gd._fullData[0].x)"
+        )
+        if x_max == 4.5:
+            break
+        page.wait_for_timeout(200)
+    assert x_max == 4.5
+    assert "range=4.5" in page.url
+    no_exception(page)
+    page.close()
+
+
 def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
     page, reruns = open_page(browser, server.url)
     slider = page.get_by_role("slider", name="x₁")

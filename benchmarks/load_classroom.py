@@ -1,0 +1,198 @@
+"""A class of students on one server: N real protocol sessions moving a slider.
+
+    python -m benchmarks.load_classroom                 # 30 students, 25 moves each
+    python -m benchmarks.load_classroom --students 5 --moves 5
+
+Each student is one websocket to /_stcore/stream speaking Streamlit's own protocol: it
+opens the page, then every 2-5 s moves the "z from -r to r" slider on the Activations page
+and waits for the rerun to finish. Every rerun is checked: no exception element, and the
+first chart's z axis ends at the new value. The server runs in its own process; its CPU
+time and memory are read from /proc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import random
+import statistics
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.sync.client import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from browser import AppServer  # noqa: E402  (the tests' server starter, reused)
+
+PAGE = "Activations"
+SLIDER_KEY = "range"  # "z from -r to r": 0.5 to 10 in steps of 0.5
+VALUES = [v / 2 for v in range(1, 21)]
+
+
+@dataclass
+class Student:
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def server_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100  # utime + stime, in clock ticks of 10 ms
+
+
+def server_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def first_chart_x_max(spec: str) -> float:
+    x = json.loads(spec)["data"][0]["x"]
+    if isinstance(x, dict):  # Plotly's base64 form of a NumPy array
+        return float(np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).max())
+    return float(max(x))
+
+
+def run_once(ws, port: int, page_hash: str, value: float | None, slider: tuple | None):
+    """Send one rerun and read until it finishes: (page hash, slider, x max, exception).
+
+    slider is (widget id, fragment id): a widget inside a fragment reruns only that
+    fragment, as the browser asks for it.
+    """
+    msg = BackMsg()
+    msg.rerun_script.page_name = PAGE
+    msg.rerun_script.page_script_hash = page_hash
+    msg.rerun_script.context_info.url = f"http://127.0.0.1:{port}/{PAGE}"
+    if value is not None:
+        state = msg.rerun_script.widget_states.widgets.add()
+        state.id, fragment_id = slider
+        state.double_array_value.data.append(value)
+        msg.rerun_script.fragment_id = fragment_id
+    ws.send(msg.SerializeToString())
+    x_max, exception, charts = None, None, 0
+    while True:
+        fwd = ForwardMsg()
+        fwd.ParseFromString(ws.recv(timeout=60))
+        kind = fwd.WhichOneof("type")
+        if kind == "navigation":  # names the page that ran (new_session names app.py)
+            page_hash = fwd.navigation.page_script_hash
+        elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+            element = fwd.delta.new_element
+            which = element.WhichOneof("type")
+            if which == "slider" and element.slider.id.endswith(f"-{SLIDER_KEY}"):
+                slider = (element.slider.id, fwd.delta.fragment_id)
+            elif which == "plotly_chart" and charts == 0:
+                charts += 1
+                x_max = first_chart_x_max(element.plotly_chart.spec)
+            elif which == "exception":
+                exception = element.exception.message
+        elif (
+            kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+        ):
+            return page_hash, slider, x_max, exception
+
+
+def student(
+    port: int, moves: int, seed: int, result: Student, start: threading.Barrier, full: bool
+) -> None:
+    rng = random.Random(seed)
+    with connect(
+        f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None
+    ) as ws:
+        page_hash, slider, _, exception = run_once(ws, port, "", None, None)
+        if exception or slider is None:
+            result.errors.append(f"first run: {exception or 'no slider'}")
+            start.abort()  # release everyone waiting: the run is over
+            return
+        if full:  # rerun the whole page, as a page without fragments would
+            slider = (slider[0], "")
+        start.wait()
+        for _ in range(moves):
+            time.sleep(rng.uniform(2, 5))
+            value = rng.choice(VALUES)
+            began = time.perf_counter()
+            _, _, x_max, exception = run_once(ws, port, page_hash, value, slider)
+            result.latencies.append(time.perf_counter() - began)
+            if exception:
+                result.errors.append(f"exception: {exception}")
+            elif x_max is None or abs(x_max - value) > 1e-6:
+                result.errors.append(f"chart shows r = {x_max}, expected {value}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--moves", type=int, default=25)
+    parser.add_argument(
+        "--full-reruns",
+        action="store_true",
+        help="rerun the whole page on every move instead of the fragment",
+    )
+    args = parser.parse_args()
+
+    app = AppServer()
+    app.start()
+    pid = app.process.pid
+    try:
+        warm = Student()
+        student(app.port, 1, 0, warm, threading.Barrier(1), args.full_reruns)  # warms caches
+        rss_warm = server_rss_mb(pid)
+        students = [Student() for _ in range(args.students)]
+        start = threading.Barrier(args.students + 1)
+        threads = [
+            threading.Thread(
+                target=student, args=(app.port, args.moves, i + 1, s, start, args.full_reruns)
+            )
+            for i, s in enumerate(students)
+        ]
+        for thread in threads:
+            thread.start()
+        start.wait()
+        cpu_before, began = server_cpu_seconds(pid), time.perf_counter()
+        rss_peak = rss_warm
+        while any(t.is_alive() for t in threads):
+            rss_peak = max(rss_peak, server_rss_mb(pid))
+            time.sleep(0.5)
+        elapsed, cpu = time.perf_counter() - began, server_cpu_seconds(pid) - cpu_before
+        time.sleep(3)
+        rss_after = server_rss_mb(pid)
+    finally:
+        app.stop()
+
+    latencies = sorted(lat for s in students for lat in s.latencies)
+    errors = [e for s in students for e in s.errors]
+    reruns = len(latencies)
+    print(
+        f"{date.today()} | {args.students} students x {args.moves} moves on /{PAGE} "
+        f"| {elapsed:.0f} s"
+    )
+    print(f"reruns: {reruns}, errors: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
+    if latencies:
+        p95 = latencies[min(reruns - 1, int(0.95 * reruns))]
+        print(
+            f"latency ms: p50 {statistics.median(latencies) * 1e3:.0f}, "
+            f"p95 {p95 * 1e3:.0f}, max {latencies[-1] * 1e3:.0f}"
+        )
+        print(
+            f"server CPU per rerun: {cpu / reruns * 1e3:.1f} ms "
+            f"({cpu / elapsed:.0%} of one core over the run)"
+        )
+    print(
+        f"server memory MB: warm {rss_warm:.0f}, peak with all sessions {rss_peak:.0f} "
+        f"({(rss_peak - rss_warm) / args.students:.2f} per session), "
+        f"3 s after they closed {rss_after:.0f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
