@@ -35,7 +35,8 @@ def trained(task: str, activation: str, d_ff: int, steps: int, seed: int) -> Tra
             progress=lambda step: bar.progress(step / steps),
         )
         bar.empty()
-        read_only(store[key].weights.values())
+        result = store[key]
+        read_only([*result.weights.values(), result.losses, result.scores])
         if len(store) > MAX_KEPT:
             store.popitem(last=False)
     return store[key]

@@ -48,3 +48,12 @@ def test_shared_cached_weights_are_read_only():
     weights = random_weights(4, 16, "normal", 0)
     with pytest.raises(ValueError, match="read-only"):
         weights["W1"][0, 0] = 1.0
+
+
+def test_trained_results_shared_between_sessions_are_read_only():
+    from ffn_ui.training_cache import trained
+
+    result = trained("XOR", "relu", 4, 20, seed=0)
+    assert trained("XOR", "relu", 4, 20, seed=0) is result  # reused, not retrained
+    for arr in (*result.weights.values(), result.losses, result.scores):
+        assert not arr.flags.writeable
