@@ -85,3 +85,6 @@ st.page_link("pages/6_Backprop.py", label="Backprop & gradient check: the backwa
 st.page_link("pages/7_Traps.py", label="Traps: the mistakes that square examples hide")
 st.page_link("pages/8_Scale_and_cost.py", label="Scale & cost: parameters and FLOPs of real models")
 st.page_link("pages/9_Mixture_of_experts.py", label="Mixture of experts: routing tokens to experts")
+st.page_link(
+    "pages/10_Memory_lab.py", label="Memory lab: train a fact store, find and rewrite facts"
+)

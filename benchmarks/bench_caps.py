@@ -39,6 +39,10 @@ PAGES = {
     ),
     "Scale & cost": ("pages/8_Scale_and_cost.py", {"layers": "96", "seq_T": "131,072"}),
     "Mixture of experts": ("pages/9_Mixture_of_experts.py", {"E": "16", "k": "16"}),
+    "Memory lab": (
+        "pages/10_Memory_lab.py",
+        {"mem_dff": "256", "topn": "20", "apply_edit": "true"},
+    ),
 }
 
 

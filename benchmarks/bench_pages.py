@@ -31,6 +31,7 @@ PAGES = {
     "Traps, answered": "pages/7_Traps.py",
     "Scale & cost": "pages/8_Scale_and_cost.py",
     "Mixture of experts": "pages/9_Mixture_of_experts.py",
+    "Memory lab": "pages/10_Memory_lab.py",
 }
 ANSWERS = {  # pages whose figures wait for the learner's guess
     "Collapse, trained": {"guess": "no", "task": "spiral"},

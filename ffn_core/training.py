@@ -78,6 +78,26 @@ def score(out: np.ndarray, y: np.ndarray, kind: str) -> float:
     return float(1 - np.sum((out[:, 0] - y) ** 2) / np.sum((y - y.mean()) ** 2))
 
 
+class Adam:
+    """Adam (beta1 0.9, beta2 0.999, eps 1e-8) over a dict of arrays, updated in place."""
+
+    def __init__(self, params: dict[str, np.ndarray], lr: float) -> None:
+        self.params, self.lr, self.t = params, lr, 0
+        self.moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
+
+    def step(self, grads: dict[str, np.ndarray]) -> None:
+        self.t += 1
+        for name, g in grads.items():
+            m, v = self.moments[name]
+            m *= 0.9
+            m += 0.1 * g
+            v *= 0.999
+            v += 0.001 * g * g
+            m_hat = m / (1 - 0.9**self.t)
+            v_hat = v / (1 - 0.999**self.t)
+            self.params[name] -= self.lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+
+
 @dataclass(frozen=True)
 class TrainResult:
     weights: dict[str, np.ndarray]
@@ -96,27 +116,19 @@ def train_ffn(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> TrainResult:
-    """Full-batch Adam (beta1 0.9, beta2 0.999) on the FFN d_model -> d_ff -> d_model.
+    """Full-batch Adam on the FFN d_model -> d_ff -> d_model.
 
     Deterministic for a seed. `progress(step)` is called every 50 steps.
     """
     weights = {k: v.copy() for k, v in init_weights(X.shape[1], d_ff, "normal", seed).items()}
-    moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in weights.items()}
+    optimiser = Adam(weights, lr)
     losses, scores = np.zeros(steps), np.zeros(steps)
     for step in range(steps):
         out, cache = ffn_forward(X, **weights, activation=activation)
         losses[step], dout = loss_and_grad(out, y, kind)
         scores[step] = score(out, y, kind)
         _, *grads = ffn_backward(dout, cache)
-        for (name, w), g in zip(weights.items(), grads, strict=True):
-            m, v = moments[name]
-            m *= 0.9
-            m += 0.1 * g
-            v *= 0.999
-            v += 0.001 * g * g
-            m_hat = m / (1 - 0.9 ** (step + 1))
-            v_hat = v / (1 - 0.999 ** (step + 1))
-            w -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+        optimiser.step(dict(zip(weights, grads, strict=True)))
         if progress is not None and step % 50 == 0:
             progress(step)
     return TrainResult(weights, losses, scores)

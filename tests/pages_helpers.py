@@ -15,6 +15,7 @@ ACTIVATIONS, COLLAPSE = "pages/3_Activations.py", "pages/4_Collapse.py"
 POSITION_WISE = "pages/5_Position-wise.py"
 BACKPROP, TRAPS = "pages/6_Backprop.py", "pages/7_Traps.py"
 SCALE, MOE = "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py"
+MEMORY = "pages/10_Memory_lab.py"
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 
 

@@ -19,6 +19,7 @@ PAGES = {
     "traps": "Traps",
     "scale_and_cost": "Scale_and_cost",
     "mixture_of_experts": "Mixture_of_experts",
+    "memory_lab": "Memory_lab",
 }
 # charts at the default model (Collapse hides its training until the learner predicts)
 CHART_COUNTS = {
@@ -32,6 +33,7 @@ CHART_COUNTS = {
     "traps": 0,  # every trap waits for a guess; the shown code is the main element
     "scale_and_cost": 3,
     "mixture_of_experts": 3,
+    "memory_lab": 7,
 }
 
 

@@ -15,6 +15,7 @@ from pages_helpers import (
     BACKPROP,
     COLLAPSE,
     KEY_VALUE,
+    MEMORY,
     MOE,
     NEURONS,
     POSITION_WISE,
@@ -37,6 +38,7 @@ PAGES = [
     TRAPS,
     SCALE,
     MOE,
+    MEMORY,
 ]
 FUZZ = ["", "abc", "nan", "inf", "-1", "1e308", "3.5", "x" * 400]
 

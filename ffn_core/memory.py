@@ -1,0 +1,182 @@
+"""A fact store small enough to see whole: an FFN that maps a subject's word vector to its
+object's, read out against every word of a toy vocabulary.
+
+    scores = FFN(e_subject) @ E.T        (V,)   E: (V, d_model), the unit word vectors
+    p      = softmax(scores)                    trained with cross-entropy to the object
+
+Each hidden neuron j adds h_j * (W2[j] · e_w) to word w's score, so a fact's score splits
+exactly into per-neuron contributions plus b2 · e_w.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ffn_core.ffn import ffn_backward, ffn_forward
+from ffn_core.init import init_weights
+from ffn_core.moe import softmax
+from ffn_core.tokens import word_vector
+from ffn_core.training import Adam
+
+FACT_TABLES: dict[str, list[tuple[str, str]]] = {
+    "countries → capitals": [
+        ("france", "paris"),
+        ("germany", "berlin"),
+        ("italy", "rome"),
+        ("spain", "madrid"),
+        ("japan", "tokyo"),
+        ("egypt", "cairo"),
+        ("kenya", "nairobi"),
+        ("peru", "lima"),
+        ("canada", "ottawa"),
+        ("india", "delhi"),
+        ("china", "beijing"),
+        ("russia", "moscow"),
+    ],
+    "words → opposites": [
+        ("hot", "cold"),
+        ("up", "down"),
+        ("big", "small"),
+        ("fast", "slow"),
+        ("light", "dark"),
+        ("open", "closed"),
+        ("happy", "sad"),
+        ("early", "late"),
+        ("wet", "dry"),
+        ("full", "empty"),
+    ],
+    "numbers → successors": [
+        ("one", "two"),
+        ("two", "three"),
+        ("three", "four"),
+        ("four", "five"),
+        ("five", "six"),
+        ("six", "seven"),
+        ("seven", "eight"),
+        ("eight", "nine"),
+        ("nine", "ten"),
+    ],
+}
+VOCAB: list[str] = sorted({w for table in FACT_TABLES.values() for pair in table for w in pair})
+
+
+def vocab_embeddings(d_model: int) -> np.ndarray:
+    """E: (V, d_model), each word's fixed toy vector scaled to length 1."""
+    E = np.array([word_vector(w, d_model) for w in VOCAB])
+    return E / np.linalg.norm(E, axis=1, keepdims=True)
+
+
+def fact_indices(facts: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Vocabulary indices of the subjects and objects; unknown words raise ValueError."""
+    unknown = sorted({w for pair in facts for w in pair} - set(VOCAB))
+    if unknown:
+        raise ValueError(f"not in the vocabulary: {', '.join(unknown)}")
+    index = {w: i for i, w in enumerate(VOCAB)}
+    return np.array([index[s] for s, _ in facts]), np.array([index[o] for _, o in facts])
+
+
+def scores(weights: dict[str, np.ndarray], X: np.ndarray, E: np.ndarray, activation: str):
+    """(scores (F, V), cache): every subject's output read out against every word."""
+    out, cache = ffn_forward(X, **weights, activation=activation)  # (F, d_model)
+    return out @ E.T, cache
+
+
+@dataclass(frozen=True)
+class MemoryResult:
+    weights: dict[str, np.ndarray]
+    losses: np.ndarray  # (steps run,)
+    recall: np.ndarray  # (steps run,): share of facts whose object ranks first
+
+
+def train_memory(
+    facts: list[tuple[str, str]],
+    d_model: int,
+    d_ff: int,
+    activation: str = "relu",
+    seed: int = 0,
+    max_steps: int = 1500,
+    lr: float = 0.02,
+    progress: Callable[[int], None] | None = None,
+) -> MemoryResult:
+    """Adam on softmax cross-entropy until every fact is recalled (and 20 steps more, for a
+    margin) or max_steps pass. Deterministic for a seed."""
+    E = vocab_embeddings(d_model)
+    subjects, objects = fact_indices(facts)
+    X = E[subjects]  # (F, d_model)
+    weights = {k: v.copy() for k, v in init_weights(d_model, d_ff, "normal", seed).items()}
+    optimiser = Adam(weights, lr)
+    losses, recall, done_at = [], [], None
+    for step in range(max_steps):
+        s, cache = scores(weights, X, E, activation)
+        p = softmax(s)  # (F, V)
+        losses.append(float(-np.mean(np.log(p[np.arange(len(facts)), objects] + 1e-300))))
+        recall.append(float(np.mean(s.argmax(axis=1) == objects)))
+        if recall[-1] == 1.0 and done_at is None:
+            done_at = step
+        if done_at is not None and step >= done_at + 20:
+            break
+        dscores = p
+        dscores[np.arange(len(facts)), objects] -= 1
+        dout = dscores @ E / len(facts)  # (F, d_model), as scores = out @ E.T
+        _, *grads = ffn_backward(dout, cache)
+        optimiser.step(dict(zip(weights, grads, strict=True)))
+        if progress is not None and step % 100 == 0:
+            progress(step)
+    return MemoryResult(weights, np.array(losses), np.array(recall))
+
+
+def contributions_to(
+    weights: dict[str, np.ndarray], x: np.ndarray, word: np.ndarray, activation: str
+) -> tuple[np.ndarray, float]:
+    """Each neuron's share of one word's score for one subject: h_j (W2[j] · e_w), and b2 · e_w.
+
+    x, word: (d_model,). The shares plus the bias term equal the score exactly.
+    """
+    _, cache = ffn_forward(x, **weights, activation=activation)
+    return cache.h[0] * (weights["W2"] @ word), float(weights["b2"] @ word)
+
+
+def ablated_scores(weights, X, E, activation: str, off: np.ndarray) -> np.ndarray:
+    """Scores (F, V) with the neurons in `off` silenced (their activation set to 0)."""
+    _, cache = ffn_forward(X, **weights, activation=activation)
+    h = cache.h.copy()
+    h[:, off] = 0.0
+    return (h @ weights["W2"] + weights["b2"]) @ E.T
+
+
+def rank_one_edit(
+    weights: dict[str, np.ndarray],
+    X: np.ndarray,
+    row: int,
+    new_word: np.ndarray,
+    old_word: np.ndarray,
+    E: np.ndarray,
+    activation: str,
+    ridge: float = 1e-3,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rewrite one fact by a rank-one change to W2, in closed form (the idea behind ROME).
+
+    The subject's hidden activation k = h(X[row]) is the key. The change moves its output by
+    d = c (e_new - e_old), with c just large enough that the new word wins. W2 gains
+    u ⊗ d with u = C^-1 k / (k · C^-1 k), where C = sum of every fact's key outer product
+    (plus a small ridge): the edited key gets exactly d, and keys unlike it get little.
+    Returns (new W2, the change u ⊗ d), both (d_ff, d_model).
+    """
+    _, cache = ffn_forward(X, **weights, activation=activation)
+    K = cache.h  # (F, d_ff): every fact's key
+    k = K[row]
+    out = k @ weights["W2"] + weights["b2"]  # (d_model,): the subject's output now
+    direction = new_word - old_word  # (d_model,)
+    s, gain = E @ out, E @ direction  # (V,): scores, and how each moves per unit of c
+    s_new, g_new = float(new_word @ out), float(new_word @ direction)
+    # The new word must beat every word w: s_new + c g_new > s_w + c gain_w.
+    needed = [(s[w] - s_new) / (g_new - gain[w]) for w in range(len(s)) if g_new - gain[w] > 1e-9]
+    c = 1.0 + 1.5 * max([0.0, *needed])
+    C = K.T @ K + ridge * np.eye(K.shape[1])  # (d_ff, d_ff)
+    u = np.linalg.solve(C, k)
+    u /= k @ u
+    change = np.outer(u, c * direction)  # (d_ff, d_model)
+    return weights["W2"] + change, change
