@@ -86,3 +86,12 @@ def numerical_grad(f, arr, eps=1e-6):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture
+def fresh_caches():
+    """Streamlit's caches outlive an AppTest; start each page test from empty ones."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()

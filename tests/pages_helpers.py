@@ -16,6 +16,13 @@ POSITION_WISE = "pages/5_Position-wise.py"
 BACKPROP, TRAPS = "pages/6_Backprop.py", "pages/7_Traps.py"
 SCALE, MOE = "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py"
 MEMORY = "pages/10_Memory_lab.py"
+ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BACKPROP, TRAPS,
+             SCALE, MOE, MEMORY]  # fmt: skip
+# Pages that wait for the learner's prediction before drawing everything.
+ANSWERS = {
+    COLLAPSE: {"guess": "no"},
+    TRAPS: {"guess_stride": "the same answer", "guess_t": "the same answer", "guess_clamp": "no"},
+}
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import pytest
-import streamlit as st
 
 from benchmarks.bench_caps import PAGES, at_max, largest_chart
 
 
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_at_its_maximum_settings(name):
-    st.cache_data.clear()
-    st.cache_resource.clear()
+def test_every_page_at_its_maximum_settings(fresh_caches, name):
     page, extra = PAGES[name]
     at = at_max(page, extra)
     at.run()

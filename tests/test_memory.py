@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import streamlit as st
 from pages_helpers import MEMORY, open_page, warnings_text
 
 from ffn_core.memory import (
@@ -80,12 +79,6 @@ def test_a_rank_one_edit_rewrites_one_fact_and_leaves_the_rest(name):
         others = np.delete(np.arange(len(facts)), f)
         changed.append(int(np.sum(S_new[others].argmax(axis=1) != S[others].argmax(axis=1))))
     assert max(changed) <= 1, changed  # reported: at most one other fact moves
-
-
-@pytest.fixture
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.mark.parametrize("table", list(FACT_TABLES))

@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-import streamlit as st
 from pages_helpers import (
     KEY_VALUE,
     NEURONS,
@@ -25,21 +24,7 @@ from plotly_data import decode
 from ffn_core.activations import gelu
 from ffn_core.weights_io import encode_arrays
 
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-@pytest.mark.parametrize("page", [None, NEURONS, KEY_VALUE])
-@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
-def test_every_page_runs_on_defaults_and_each_preset(page, preset):
-    at = open_page(page)
-    if preset:
-        click(at, preset)
-    assert not at.exception
-    assert at.get("plotly_chart")
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def test_neurons_heatmap_shows_the_activation_of_every_token_and_neuron():

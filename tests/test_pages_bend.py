@@ -7,12 +7,10 @@ import math
 
 import numpy as np
 import pytest
-import streamlit as st
 from pages_helpers import (
     ACTIVATIONS,
     COLLAPSE,
     POSITION_WISE,
-    click,
     expected_default_model,
     open_page,
     traces,
@@ -22,21 +20,7 @@ from plotly_data import decode
 
 from ffn_core.costs import swiglu_d_ff
 
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-@pytest.mark.parametrize("page", [ACTIVATIONS, COLLAPSE, POSITION_WISE])
-@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
-def test_runs_on_defaults_and_every_preset(page, preset):
-    at = open_page(page, {"guess": "no"})
-    if preset:
-        click(at, preset)
-    assert not at.exception
-    assert at.get("plotly_chart")
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def metric(at, label_start: str) -> str:

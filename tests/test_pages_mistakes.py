@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import streamlit as st
 from pages_helpers import (
     BACKPROP,
     TRAPS,
-    click,
     expected_default_model,
     open_page,
     relu,
@@ -19,20 +17,7 @@ from plotly_data import decode
 
 from ffn_core import ffn_forward_flat
 
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-@pytest.mark.parametrize("page", [BACKPROP, TRAPS])
-@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
-def test_runs_on_defaults_and_every_preset(page, preset):
-    at = open_page(page)
-    if preset:
-        click(at, preset)
-    assert not at.exception
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def check_table(at) -> dict[str, float]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import streamlit as st
-from pages_helpers import MOE, SCALE, click, open_page, traces, warnings_text
+from pages_helpers import MOE, SCALE, open_page, traces, warnings_text
 from plotly_data import decode
 
 from ffn_core import MODEL_SHAPES, attention_flops, model_params, quadratic_crossover
@@ -14,21 +13,7 @@ from ffn_core.init import init_weights
 from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_core.tokens import embed_words
 
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-@pytest.mark.parametrize("page", [SCALE, MOE])
-@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
-def test_runs_on_defaults_and_every_preset(page, preset):
-    at = open_page(page)
-    if preset:
-        click(at, preset)
-    assert not at.exception
-    assert at.get("plotly_chart")
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def test_the_table_shows_the_cores_counts_and_matches_every_checkpoint():

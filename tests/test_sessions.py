@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import streamlit as st
 from pages_helpers import (
     KEY_VALUE,
     NEURONS,
@@ -22,11 +21,7 @@ from ffn_core.weights_io import weights_to_npz
 from ffn_ui.files import apply_upload
 from ffn_ui.model import random_weights
 
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def test_uploads_and_edits_stay_in_their_own_session():

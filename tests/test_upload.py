@@ -6,7 +6,6 @@ import io
 
 import numpy as np
 import pytest
-import streamlit as st
 from pages_helpers import NEURONS, heatmap, open_page, relu
 from plotly_data import decode
 
@@ -15,11 +14,7 @@ from ffn_core.tokens import embed_words
 from ffn_core.weights_io import weights_to_npz
 from ffn_ui.files import apply_upload
 
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def npz(**arrays) -> bytes:

@@ -4,7 +4,6 @@ default, never an exception."""
 from __future__ import annotations
 
 import pytest
-import streamlit as st
 from pages_helpers import (
     ACTIVATIONS,
     BACKPROP,
@@ -73,11 +72,7 @@ BAD_VALUES = [
     (MOE, "rbias", "inf"),
 ]
 
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 @pytest.mark.parametrize(("page", "key", "raw"), BAD_VALUES)

@@ -10,36 +10,10 @@ import math
 
 import pytest
 import streamlit as st
-from pages_helpers import (
-    ACTIVATIONS,
-    BACKPROP,
-    COLLAPSE,
-    KEY_VALUE,
-    MEMORY,
-    MOE,
-    NEURONS,
-    POSITION_WISE,
-    SCALE,
-    TRAPS,
-    open_page,
-    warnings_text,
-)
+from pages_helpers import ALL_PAGES, open_page, warnings_text
 
 from ffn_ui.url import REGISTRY_KEY
 
-PAGES = [
-    None,
-    NEURONS,
-    KEY_VALUE,
-    ACTIVATIONS,
-    COLLAPSE,
-    POSITION_WISE,
-    BACKPROP,
-    TRAPS,
-    SCALE,
-    MOE,
-    MEMORY,
-]
 FUZZ = ["", "abc", "nan", "inf", "-1", "1e308", "3.5", "x" * 400]
 
 
@@ -66,7 +40,7 @@ def cases() -> list[tuple[str | None, str, tuple]]:
     st.cache_resource.clear()
     seen: dict[str, tuple] = {}
     found = []
-    for page in PAGES:
+    for page in ALL_PAGES:
         rules = open_page(page).session_state[REGISTRY_KEY]
         for key, rule in rules.items():
             if key not in seen:
@@ -108,7 +82,7 @@ def test_fuzzed_values_fall_back_with_a_note_and_never_raise(page, key, rule):
         assert noted == (not accepts(rule, raw)), (key, raw, text)
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", ALL_PAGES)
 def test_unknown_and_repeated_parameters_are_harmless(page):
     at = open_page(page, {"no_such_control": "1", "d_model": ["5", "6"]})
     assert not at.exception

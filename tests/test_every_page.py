@@ -1,0 +1,18 @@
+"""Every page in AppTest: it runs with no exception on defaults and after each preset."""
+
+from __future__ import annotations
+
+import pytest
+from pages_helpers import ALL_PAGES, ANSWERS, click, open_page
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+@pytest.mark.parametrize("page", ALL_PAGES, ids=[p or "home" for p in ALL_PAGES])
+@pytest.mark.parametrize("preset", [None, "Lesson", "Small", "GPT-2"])
+def test_runs_on_defaults_and_every_preset(page, preset):
+    at = open_page(page, ANSWERS.get(page))
+    if preset:
+        click(at, preset)
+    assert not at.exception
+    assert at.get("plotly_chart")  # the page's figures are drawn
