@@ -270,9 +270,14 @@ def matrix_heatmap(
 
 
 def curves(
-    z: np.ndarray, series: dict[str, np.ndarray], title: str, ytitle: str, xtitle: str = "z"
+    z: np.ndarray,
+    series: dict[str, np.ndarray],
+    title: str,
+    ytitle: str,
+    xtitle: str = "z",
+    zero_lines: bool = True,
 ) -> go.Figure:
-    """One line per series over the same x axis."""
+    """One line per series over the same x axis; zero_lines draws the axes through 0."""
     fig = go.Figure()
     for k, (name, values) in enumerate(series.items()):
         fig.add_scatter(
@@ -284,8 +289,9 @@ def curves(
             hovertemplate=f"{name}(%{{x:.3f}}) = %{{y:.6g}}<extra></extra>",
         )
     fig.update_layout(title=title, xaxis_title=xtitle, yaxis_title=ytitle, hovermode="x unified")
-    fig.add_hline(y=0, line_color="grey", line_width=1)
-    fig.add_vline(x=0, line_color="grey", line_width=1)
+    if zero_lines:
+        fig.add_hline(y=0, line_color="grey", line_width=1)
+        fig.add_vline(x=0, line_color="grey", line_width=1)
     return compact(fig, 380)
 
 
@@ -376,24 +382,13 @@ def log_lines(
     ytitle: str,
     log_x: bool = False,
 ) -> go.Figure:
-    """Lines on a log y axis (and optionally log x), exact values on hover."""
-    fig = go.Figure()
-    for k, (name, values) in enumerate(series.items()):
-        fig.add_scatter(
-            x=f32(x),
-            y=f32(values),
-            mode="lines",
-            name=name,
-            line={"color": COLOURS[k % len(COLOURS)], "width": 3},
-            hovertemplate=f"{name}: %{{y:.4g}} at {xtitle} %{{x:.4g}}<extra></extra>",
-        )
-    fig.update_layout(
-        title=title, xaxis_title=xtitle, yaxis_title=ytitle, legend={"orientation": "h", "y": -0.2}
-    )
+    """The same lines as `curves`, on a log y axis (and optionally log x)."""
+    fig = curves(x, series, title, ytitle, xtitle, zero_lines=False)
+    fig.update_layout(legend={"orientation": "h", "y": -0.2})
     fig.update_yaxes(type="log")
     if log_x:
         fig.update_xaxes(type="log")
-    return compact(fig, 380)
+    return fig
 
 
 def routing_heatmap(

@@ -18,13 +18,6 @@ ACTIVATION_LABELS = {
     "SiLU": "silu",
     "none": "identity",
 }
-INIT_LABELS = {
-    "normal": "random normal, scaled 1/√fan-in",
-    "xavier": "Xavier (Glorot uniform)",
-    "hand": "hand-edited",
-    "uploaded": "uploaded",
-}
-TOKEN_MODES = {"sentence": "type a sentence", "random": "random vectors", "matrix": "edit x"}
 MAX_EDIT = 16  # weights are editable in tables up to d_model, d_ff <= 16
 
 

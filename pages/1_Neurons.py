@@ -4,7 +4,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import firing_count, firing_rate, hidden, neuron_order, sparsity
+from ffn_core import (
+    dead_neurons,
+    firing_count,
+    firing_mask,
+    firing_rate,
+    hidden,
+    neuron_order,
+    sparsity,
+)
 from ffn_ui import figures
 from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
 from ffn_ui.setup import setup
@@ -45,7 +53,7 @@ mask = bound_toggle("Blank silent cells", "mask", True, right)
 sort = bound_toggle("Sort neurons by firing rate", "sort", model.d_ff > 64, right)
 
 h_pre, h = hidden(*model.args[:3], model.activation)  # (T, d_ff) each
-fired = h > threshold  # (T, d_ff)
+fired = firing_mask(h, threshold)  # (T, d_ff)
 labels = neuron_labels(model.d_ff)
 aggregate = model.d_ff > figures.MAX_COLUMNS  # wide layers always keep their most active
 order = neuron_order(h, threshold) if sort or aggregate else np.arange(model.d_ff)
@@ -89,7 +97,7 @@ st.dataframe(
 
 st.subheader("Per neuron: how often it fires")
 rate = firing_rate(h, threshold)
-dead = np.flatnonzero(rate == 0)
+dead = dead_neurons(h, threshold)
 rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
 st.caption(
     f"{len(dead)} of {model.d_ff} neurons fired on none of these {model.T} tokens"
