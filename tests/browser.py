@@ -16,7 +16,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
+from needs import require
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,12 +38,10 @@ PHONE = {"width": 390, "height": 844}
 
 def require_chromium() -> None:
     """Fail in CI, skip with the reason elsewhere, when the browser is missing."""
-    if Path(CHROMIUM).exists():
-        return
-    reason = f"{CHROMIUM} not found: apt-get install -y chromium fonts-liberation"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"browser tests must run in CI: {reason}")
-    pytest.skip(reason)
+    require(
+        Path(CHROMIUM).exists(),
+        f"{CHROMIUM} not found: apt-get install -y chromium fonts-liberation",
+    )
 
 
 def free_port() -> int:

