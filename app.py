@@ -88,3 +88,6 @@ st.page_link("pages/9_Mixture_of_experts.py", label="Mixture of experts: routing
 st.page_link(
     "pages/10_Memory_lab.py", label="Memory lab: train a fact store, find and rewrite facts"
 )
+st.page_link(
+    "pages/11_Real_model.py", label="Real model: the same keys and values in all-MiniLM-L6-v2"
+)

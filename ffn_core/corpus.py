@@ -45,30 +45,41 @@ class TopTokens:
         ]
 
 
-def top_activating_tokens(model: MiniLM, sentences: list[str], k: int = 10) -> TopTokens:
+def top_activating_tokens(
+    model: MiniLM, sentences: list[str], k: int = 10, chunk: int = 32
+) -> TopTokens:
     """Run every sentence once and keep each neuron's k largest activations.
 
     [CLS] and [SEP] are left out: they occur in every sentence and say nothing about
-    what a neuron detects. Memory stays at k entries per neuron, whatever the corpus size.
+    what a neuron detects. Sentences are merged into the running top k a chunk at a
+    time, so memory stays small whatever the corpus size.
     """
     L, H = model.n_layers, model.d_ff
-    value = np.full((L, H, k), -np.inf, dtype=np.float32)
-    sentence = np.zeros((L, H, k), dtype=np.int32)
-    position = np.zeros((L, H, k), dtype=np.int32)
+    value = np.full((L, H, 0), -np.inf, dtype=np.float32)
+    sentence = np.zeros((L, H, 0), dtype=np.int32)
+    position = np.zeros((L, H, 0), dtype=np.int32)
     all_tokens = []
-    for s, text in enumerate(sentences):
-        trace = model.run(text)
-        all_tokens.append(trace.tokens)
-        T = len(trace.tokens) - 2  # the words between [CLS] and [SEP]
-        if T == 0:
+    for first in range(0, len(sentences), chunk):
+        acts, where = [], []
+        for s, text in enumerate(sentences[first : first + chunk], start=first):
+            trace = model.run(text)
+            all_tokens.append(trace.tokens)
+            acts.append(trace.ffn_act[:, 1:-1])  # (L, T, H): the words between [CLS] and [SEP]
+            where += [(s, p) for p in range(1, len(trace.tokens) - 1)]
+        if not where:
             continue
-        acts = trace.ffn_act[:, 1:-1].transpose(0, 2, 1)  # (L, H, T)
-        value = np.concatenate([value, acts], axis=2)  # (L, H, k + T)
-        sentence = np.concatenate([sentence, np.full((L, H, T), s, dtype=np.int32)], axis=2)
-        here = np.broadcast_to(np.arange(1, T + 1, dtype=np.int32), (L, H, T))
-        position = np.concatenate([position, here], axis=2)
-        keep = np.argsort(-value, axis=2, kind="stable")[:, :, :k]  # (L, H, k)
-        value, sentence, position = (
-            np.take_along_axis(arr, keep, axis=2) for arr in (value, sentence, position)
-        )
+        new = np.concatenate(acts, axis=1).transpose(0, 2, 1)  # (L, H, N)
+        s_new, p_new = (np.asarray(col, dtype=np.int32) for col in zip(*where, strict=True))
+        value = np.concatenate([value, new], axis=2)  # (L, H, k + N)
+        sentence = np.concatenate([sentence, np.broadcast_to(s_new, new.shape)], axis=2)
+        position = np.concatenate([position, np.broadcast_to(p_new, new.shape)], axis=2)
+        if value.shape[2] > k:
+            keep = np.argpartition(-value, k - 1, axis=2)[:, :, :k]  # (L, H, k), unordered
+            value, sentence, position = (take(arr, keep) for arr in (value, sentence, position))
+    order = np.argsort(-value, axis=2, kind="stable")  # strongest first
+    value, sentence, position = (take(arr, order) for arr in (value, sentence, position))
     return TopTokens(sentences, all_tokens, sentence, position, value)
+
+
+def take(arr: np.ndarray, index: np.ndarray) -> np.ndarray:
+    return np.take_along_axis(arr, index, axis=2)

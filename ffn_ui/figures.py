@@ -412,3 +412,28 @@ def routing_heatmap(
     fig.update_yaxes(autorange="reversed", type="category", title="token")
     fig.update_xaxes(type="category", title="expert (● chosen)")
     return compact(fig, min(900, max(300, 80 + 30 * len(token_labels))))
+
+
+def spread_heatmap(values: np.ndarray, rows: list[str], cols: list[str]) -> go.Figure:
+    """How far each token's vector moved after each layer: (rows, cols), all >= 0.
+
+    A sequential scale (white = unmoved), since there is no sign to show.
+    """
+    fig = go.Figure(
+        go.Heatmap(
+            z=f32(values),
+            x=cols,
+            y=rows,
+            colorscale="Blues",
+            zmin=0,
+            zmax=float(values.max()) or 1.0,
+            colorbar={"title": "moved", "thickness": 12},
+            hovertemplate="%{y}<br>token %{x}<br>moved by %{z:.4g}<extra></extra>",
+            xgap=1,
+            ygap=1,
+        )
+    )
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", title="token")
+    fig.update_layout(title="how far each token's vector moved", plot_bgcolor="#F2F2F2")
+    return compact(fig, 340)

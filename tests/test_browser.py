@@ -20,6 +20,7 @@ PAGES = {
     "scale_and_cost": "Scale_and_cost",
     "mixture_of_experts": "Mixture_of_experts",
     "memory_lab": "Memory_lab",
+    "real_model": "Real_model",
 }
 # charts at the default model (Collapse hides its training until the learner predicts)
 CHART_COUNTS = {
@@ -34,6 +35,7 @@ CHART_COUNTS = {
     "scale_and_cost": 3,
     "mixture_of_experts": 3,
     "memory_lab": 7,
+    "real_model": 7,
 }
 
 

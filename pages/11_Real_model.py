@@ -1,0 +1,223 @@
+"""Real model: the same keys and values inside all-MiniLM-L6-v2, run by our NumPy code."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core import contributions, firing_mask, hidden, neuron_order
+from ffn_core.pretrained import Edit, cosine
+from ffn_ui import figures
+from ffn_ui import real_model as rm
+from ffn_ui.charts import neuron_labels, show
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_number, bound_select, bound_slider, bound_text, bound_toggle
+
+INTRO = (
+    "Every toy page asks you to take the real thing on trust. Here is the real thing: "
+    "**all-MiniLM-L6-v2**, a widely used sentence encoder (6 layers, d_model 384, "
+    "d_ff 1536, GELU), run on your sentence by this app's own NumPy code. Each layer's FFN "
+    "is the very `ffn_forward` the toy pages call, with the model's trained weights."
+)
+
+model = setup("Real model", "Real model: keys and values in a trained transformer", INTRO)
+net = rm.model_or_instructions()
+labels = neuron_labels(net.d_ff)
+
+places = st.columns(len(rm.PRESETS))
+for place, (name, preset) in zip(places, rm.PRESETS.items(), strict=True):
+    place.button(name, on_click=rm.apply_preset, args=(name,), help=preset.why, width="stretch")
+left, right = st.columns([3, 1])
+text = bound_text("your sentence", "rm_text", rm.DEFAULT.text, rm.MAX_CHARS, left)
+layer = bound_slider("layer", "rm_layer", 1, net.n_layers, rm.DEFAULT.layer, 1, right) - 1
+trace = rm.run(text)
+tokens = rm.token_labels(trace.tokens)
+h_pre, h = trace.ffn_pre[layer], trace.ffn_act[layer]  # (T, d_ff) each
+
+st.subheader(f"1. Who fires in layer {layer + 1}")
+cols = st.columns(4)
+view = bound_select(
+    "show", "rm_view", ("activation", "pre-activation"), "activation", cols[0], radio=True
+)
+threshold = bound_slider(
+    "fires above",
+    "rm_thr",
+    0.0,
+    1.0,
+    0.0,
+    0.01,
+    cols[1],
+    help="GELU is never exactly 0 for most inputs: a threshold ignores neurons that barely leak.",
+)
+keep = bound_slider("neurons shown", "rm_cols", 16, figures.MAX_COLUMNS, 64, 16, cols[2])
+mask = bound_toggle("Blank silent cells", "rm_mask", True, cols[3])
+fired = firing_mask(h, threshold)  # (T, d_ff)
+shown, shown_fired, shown_labels, note = figures.most_active_columns(
+    h if view == "activation" else h_pre, fired, neuron_order(h, threshold), labels, keep
+)
+st.caption(
+    f"{len(trace.tokens)} WordPiece tokens, [CLS] and [SEP] included. Red is positive, blue "
+    f"negative; hover for exact values. Showing {note}."
+)
+show(
+    figures.firing_heatmap(shown, shown_fired, tokens, shown_labels, view, mask),
+    model.presenter,
+    key="rm_heatmap",
+)
+
+st.subheader("2. Soft sparsity: GELU here, ReLU in the toy")
+_, toy_h = hidden(*model.args[:3], "relu")  # the sidebar's toy model, with ReLU
+shares = rm.sparsity_shares(trace.ffn_act, toy_h, threshold)
+show(
+    figures.grouped_bars(
+        shares,
+        [*[f"layer {i + 1}" for i in range(net.n_layers)], "toy ReLU"],
+        "share of activations, this sentence",
+    ),
+    model.presenter,
+)
+negative = float(np.mean(shares["slightly negative (h < 0)"][:-1]))
+st.caption(
+    "ReLU's silence is exact: a neuron that does not fire writes exactly nothing. GELU's "
+    f"is soft: almost nothing is exactly 0, but {negative:.0%} of activations here are "
+    f"slightly negative (GELU never goes below −0.17), so they write a little, backwards. "
+    f"The toy column is the sidebar's {model.d_model} → {model.d_ff} model, run with ReLU."
+)
+
+st.subheader("3. One neuron, up close")
+left, right = st.columns([2, 1])
+neuron = bound_number("neuron", "rm_neuron", 1, net.d_ff, rm.DEFAULT.neuron, left) - 1
+words_only = h[1:-1] if len(h) > 2 else h  # [CLS] and [SEP] fire on nearly everything
+strongest = int(np.argmax(words_only.max(axis=0)))
+right.button(
+    f"Strongest on these words: {labels[strongest]}",
+    on_click=st.session_state.update,
+    kwargs={"rm_neuron": strongest + 1},
+)
+left, right = st.columns(2)
+with left:
+    show(
+        figures.bars(tokens, h[:, neuron], f"{labels[neuron]}, layer {layer + 1}, per token", "h"),
+        model.presenter,
+    )
+with right:
+    words = net.value_vocabulary(layer, neuron, 10)
+    show(
+        figures.bars(
+            [w for w, _ in words],
+            [s for _, s in words],
+            f"what {labels[neuron]}'s value vector points towards",
+            "score",
+            horizontal=True,
+        ),
+        model.presenter,
+    )
+    st.caption(
+        "Row j of W2 compared with every input word embedding. This encoder has no output "
+        "layer over words, so this is a hint of what the neuron adds, not a prediction."
+    )
+top = rm.corpus_top_tokens()
+examples = top.examples(layer, neuron)
+st.markdown(
+    f"**Where {labels[neuron]} fires hardest** in {len(top.sentences)} short sentences "
+    "written for this app (the token in brackets):"
+)
+st.dataframe(rm.corpus_table(examples), hide_index=True)
+
+st.subheader("4. Switch neurons off, and watch the sentence embedding move")
+other = bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS)
+left, mid, right = st.columns(3)
+mode = bound_select(
+    "switch off",
+    "rm_ablate",
+    ("top-k at one token", f"{labels[neuron]} everywhere"),
+    "top-k at one token",
+    left,
+    radio=True,
+)
+token = tokens.index(bound_select("token", "rm_tok", tokens, tokens[min(2, len(tokens) - 1)], mid))
+k = bound_slider("k", "rm_k", 1, 256, 16, 1, right, disabled=mode != "top-k at one token")
+if mode == "top-k at one token":
+    off = np.argsort(-h[token], kind="stable")[:k]
+    edits = tuple(Edit(layer, int(j), 0.0, token) for j in off)
+    what = f"the {k} strongest neurons of layer {layer + 1} at token {tokens[token]}"
+else:
+    edits = (Edit(layer, neuron, 0.0),)
+    what = f"{labels[neuron]} of layer {layer + 1} at every token"
+edited = rm.run(text, edits)
+other_trace = rm.run(other)
+before = cosine(trace.embedding, other_trace.embedding)
+after = cosine(edited.embedding, other_trace.embedding)
+left, mid, right = st.columns(3)
+left.metric("original vs switched off", f"{cosine(trace.embedding, edited.embedding):.4f}")
+mid.metric("original vs second sentence", f"{before:.4f}")
+right.metric("switched off vs second sentence", f"{after:.4f}", f"{after - before:+.4f}")
+change = np.linalg.norm(edited.hidden_states - trace.hidden_states, axis=-1)  # (L + 1, T)
+show(
+    figures.spread_heatmap(
+        change, ["embeddings", *[f"after layer {i + 1}" for i in range(net.n_layers)]], tokens
+    ),
+    model.presenter,
+)
+st.caption(
+    f"Switched off: {what}. Each cell is how far that token's vector moved. Up to this "
+    "layer nothing moves; the FFN changes only the tokens it was edited at; attention in "
+    "the later layers then carries the change to the others."
+)
+
+st.subheader("5. Which neurons matter for the similarity of the two sentences")
+scores = rm.attribution(text, other)  # (L, d_ff)
+ranked = np.argsort(-np.abs(scores[layer]), kind="stable")[:15]
+show(
+    figures.bars(
+        [labels[j] for j in ranked],
+        scores[layer, ranked],
+        f"activation × gradient of the similarity, layer {layer + 1}",
+        "score",
+        colours=np.where(scores[layer, ranked] > 0, figures.FIRED, figures.COLOURS[0]),
+    ),
+    model.presenter,
+)
+helpers = np.argsort(-scores[layer], kind="stable")[:10]
+test = rm.run(text, tuple(Edit(layer, int(j), 0.0) for j in helpers))
+st.caption(
+    "For each neuron: its activation times the gradient of cos(sentence, second sentence), "
+    "summed over tokens; the gradient runs back through every layer above with the core's "
+    "backward pass. Orange neurons push the sentences together, blue apart. Check: switching "
+    f"off the 10 orange-most neurons should lower the similarity by about "
+    f"{scores[layer, helpers].sum():.4f}; it changes it by "
+    f"{cosine(test.embedding, other_trace.embedding) - before:+.4f}."
+)
+
+st.subheader("6. The toy pages' three facts, checked on this model")
+x1 = trace.ffn_in[layer]  # (T, d_model): what this layer's FFN read
+W1, b1, W2, b2 = net.layers[layer].ffn_weights
+key_error = np.abs(x1 @ W1[:, neuron] + b1[neuron] - h_pre[:, neuron]).max()
+pattern = ", ".join(dict.fromkeys(tokens_[p] for _, tokens_, p, _ in examples))
+st.markdown(
+    f"**Keys fire on patterns.** {labels[neuron]}'s score for each token is the dot product "
+    f"of the token's vector with column {neuron + 1} of W1, plus b1 (largest difference from "
+    f"the model's own h_pre: {key_error:.1e}). It fires hardest on: {pattern}."
+)
+parts = contributions(x1[token], W1, b1, W2, b2, "gelu")  # (d_ff, d_model)
+table, total = rm.value_sum_table(parts, b2, h[token], labels)
+st.markdown(
+    f"**The output is a sum of value vectors.** At token {tokens[token]}, layer {layer + 1}'s "
+    f"FFN output is h_j × (row j of W2), summed over all {net.d_ff} neurons, plus b2; the sum "
+    f"differs from the model's own output by at most "
+    f"{np.abs(total - trace.ffn_out[layer, token]).max():.1e}."
+)
+st.dataframe(table, hide_index=True)
+swap = min(token, len(other_trace.tokens) - 1)
+changed_input = x1.copy()
+changed_input[token] = other_trace.ffn_in[layer, swap]  # one token's FFN input replaced
+moved = np.abs(net.ffn(layer, changed_input)[0] - trace.ffn_out[layer]).max(axis=1)  # (T,)
+st.markdown(
+    f"**Position-wise.** Replace the FFN input at token {tokens[token]} with the one at "
+    f"token {swap} of the second sentence, keep every other row, and run layer "
+    f"{layer + 1}'s FFN again: the output changes at that token only (largest change "
+    f"anywhere else: {np.delete(moved, token).max(initial=0.0):.1e})."
+)
+show(
+    figures.bars(tokens, moved, "largest change in the FFN's output, per token", "change"),
+    model.presenter,
+)
+st.page_link("pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")

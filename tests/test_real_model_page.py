@@ -1,0 +1,196 @@
+"""The Real model page in AppTest, its figures checked against the core's own runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+from pages_helpers import REAL_MODEL, heatmap, open_page, traces, warnings_text
+from plotly_data import decode
+
+import ffn_ui.real_model as rm
+from ffn_core.pretrained import Edit, cosine
+
+
+@pytest.fixture(autouse=True)
+def fresh_runs(minilm):
+    """Clear the cached runs between tests; the model and corpus index may stay loaded."""
+    st.cache_data.clear()
+
+
+def metric(at, label: str) -> str:
+    (found,) = [m for m in at.metric if m.label == label]
+    return found.value
+
+
+def button(at, label_start: str):
+    (found,) = [b for b in at.button if b.label.startswith(label_start)]
+    return found
+
+
+def test_defaults_draw_every_figure_from_the_models_own_numbers(minilm):
+    at = open_page(REAL_MODEL)
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 7
+    trace = minilm.run(rm.DEFAULT.text)
+    cells = heatmap(at)
+    assert cells["y"] == rm.token_labels(trace.tokens)
+    z = decode(cells["z"])
+    layer = rm.DEFAULT.layer - 1
+    neurons = [int(label[1:]) - 1 for label in cells["x"][:-1]]  # the last is "other …"
+    shown = np.nan_to_num(z[:, :-1], nan=0.0)
+    expected = trace.ffn_act[layer][:, neurons]
+    np.testing.assert_allclose(shown, np.where(expected > 0, expected, 0.0), atol=1e-6)
+
+
+def test_the_neuron_chart_and_corpus_table_follow_the_neuron(minilm):
+    at = open_page(REAL_MODEL, {"rm_neuron": "501", "rm_layer": "3"})
+    assert not at.exception
+    trace = minilm.run(rm.DEFAULT.text)
+    per_token = decode(traces(at, 2)[0]["y"])
+    np.testing.assert_allclose(per_token, trace.ffn_act[2, :, 500], atol=1e-6)
+    table = at.dataframe[0].value
+    best = rm.corpus_top_tokens().examples(2, 500)
+    assert list(table["token"]) == [tokens[p] for _, tokens, p, _ in best]
+    words = [w for w, _ in minilm.value_vocabulary(2, 500, 10)]
+    assert traces(at, 3)[0]["y"] == words
+
+
+@pytest.mark.parametrize("name", list(rm.PRESETS))
+def test_each_sentence_preset_sets_the_sentence_layer_and_neuron(name):
+    at = open_page(REAL_MODEL)
+    button(at, name).click().run()
+    preset = rm.PRESETS[name]
+    assert not at.exception
+    assert at.text_input(key="rm_text").value == preset.text
+    assert at.text_input(key="rm_other").value == preset.other
+    assert at.slider(key="rm_layer").value == preset.layer
+    assert at.number_input(key="rm_neuron").value == preset.neuron
+    assert preset.text.split()[1].lower() in " ".join(heatmap(at)["y"])
+
+
+def test_the_preset_neurons_fire_on_the_pattern_their_help_names():
+    expected = {"Animals": "dog", "Capitals": "france", "Bank": "bank", "Dates": "1990"}
+    for name, preset in rm.PRESETS.items():
+        best = rm.corpus_top_tokens().examples(preset.layer - 1, preset.neuron - 1)
+        assert expected[name] in [tokens[p] for _, tokens, p, _ in best], name
+
+
+def test_a_new_sentence_and_layer_redraw_the_heatmap(minilm):
+    at = open_page(REAL_MODEL)
+    at.text_input(key="rm_text").set_value("Whales sing to each other.").run()
+    at.slider(key="rm_layer").set_value(6).run()
+    assert not at.exception
+    trace = minilm.run("Whales sing to each other.")
+    assert heatmap(at)["y"] == rm.token_labels(trace.tokens)
+    assert "layer 6" in " ".join(s.value for s in at.subheader)
+
+
+def test_strongest_button_picks_the_strongest_neuron_on_the_words(minilm):
+    at = open_page(REAL_MODEL)
+    button(at, "Strongest on these words").click().run()
+    h = minilm.run(rm.DEFAULT.text).ffn_act[rm.DEFAULT.layer - 1]
+    assert at.number_input(key="rm_neuron").value == int(np.argmax(h[1:-1].max(axis=0))) + 1
+
+
+def test_switching_off_top_k_at_a_token_moves_the_embedding_as_the_core_says(minilm):
+    at = open_page(REAL_MODEL, {"rm_k": "32", "rm_tok": "2: cat"})
+    assert not at.exception
+    trace = minilm.run(rm.DEFAULT.text)
+    layer = rm.DEFAULT.layer - 1
+    off = np.argsort(-trace.ffn_act[layer, 2], kind="stable")[:32]
+    edited = minilm.run(rm.DEFAULT.text, [Edit(layer, int(j), 0.0, 2) for j in off])
+    assert (
+        metric(at, "original vs switched off") == f"{cosine(trace.embedding, edited.embedding):.4f}"
+    )
+    moved = decode(traces(at, 4)[0]["z"])  # (7, T)
+    assert np.all(moved[: layer + 1] == 0)  # nothing before the edited layer moves
+    assert moved[layer + 1, 2] > 0 and np.all(np.delete(moved[layer + 1], 2) == 0)
+
+
+def test_switching_off_one_neuron_everywhere(minilm):
+    at = open_page(REAL_MODEL, {"rm_ablate": "n944 everywhere"})
+    assert not at.exception
+    other = minilm.run(rm.DEFAULT.other)
+    edited = minilm.run(rm.DEFAULT.text, [Edit(rm.DEFAULT.layer - 1, 943, 0.0)])
+    assert metric(at, "switched off vs second sentence") == (
+        f"{cosine(edited.embedding, other.embedding):.4f}"
+    )
+
+
+def test_the_three_facts_hold_to_float_precision():
+    at = open_page(REAL_MODEL)
+    text = " ".join(m.value for m in at.markdown)
+    for fact in ("Keys fire on patterns", "sum of value vectors", "Position-wise"):
+        assert fact in text
+    assert "largest change anywhere else: 0.0e+00" in text
+    moved = decode(traces(at, 6)[0]["y"])
+    assert np.count_nonzero(moved) == 1
+
+
+@pytest.mark.parametrize("text", ["", "🙂 naïve café 東京", "word " * 40])
+def test_odd_sentences_run(text):
+    at = open_page(REAL_MODEL, {"rm_text": text})
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 7
+
+
+def test_a_bad_link_falls_back_with_a_note():
+    at = open_page(REAL_MODEL, {"rm_layer": "9", "rm_neuron": "abc"})
+    assert not at.exception
+    assert "rm_layer" in warnings_text(at) and "rm_neuron" in warnings_text(at)
+
+
+# --- without the model ------------------------------------------------------------------
+
+
+def missing(monkeypatch) -> None:
+    monkeypatch.setattr(rm, "find_model_dir", lambda: None)
+    monkeypatch.delenv(rm.DOWNLOAD_VAR, raising=False)
+
+
+def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
+    missing(monkeypatch)
+    monkeypatch.setattr(rm, "download_minilm", lambda: pytest.fail("no download unasked"))
+    at = open_page(REAL_MODEL)
+    assert not at.exception
+    assert "not installed" in warnings_text(at)
+    assert any(rm.INSTALL in m.value for m in at.markdown)
+    assert not at.get("plotly_chart")
+
+
+def test_a_failed_download_says_why_without_a_traceback(monkeypatch):
+    missing(monkeypatch)
+
+    def offline():
+        raise OSError("no network")
+
+    monkeypatch.setattr(rm, "download_minilm", offline)
+    at = open_page(REAL_MODEL)
+    button(at, "Download from Hugging Face").click().run()
+    assert not at.exception
+    assert "download failed" in warnings_text(at)
+
+
+def test_the_download_variable_fetches_at_first_use(monkeypatch, minilm):
+    from ffn_core.pretrained import find_model_dir
+
+    folder = find_model_dir()
+    missing(monkeypatch)
+    fetched = []
+    monkeypatch.setattr(rm, "download_minilm", lambda: fetched.append(1) or folder)
+    monkeypatch.setenv(rm.DOWNLOAD_VAR, "true")
+    at = open_page(REAL_MODEL)
+    assert not at.exception
+    assert fetched == [1]
+    assert len(at.get("plotly_chart")) == 7
+
+
+def test_a_folder_variable_without_the_files_is_reported(monkeypatch, tmp_path):
+    from ffn_core.pretrained import ENV_VAR
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    at = open_page(REAL_MODEL)
+    assert not at.exception
+    assert "config.json" in warnings_text(at)
+    assert not at.get("plotly_chart")
