@@ -43,6 +43,10 @@ PAGES = {
         "pages/10_Memory_lab.py",
         {"mem_dff": "256", "topn": "20", "apply_edit": "true"},
     ),
+    "Real model": (
+        "pages/11_Real_model.py",
+        {"rm_text": ("word " * 40).strip(), "rm_cols": "256", "rm_k": "256"},
+    ),
 }
 
 

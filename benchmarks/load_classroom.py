@@ -2,12 +2,14 @@
 
     python -m benchmarks.load_classroom                 # 30 students, 25 moves each
     python -m benchmarks.load_classroom --students 5 --moves 5
+    python -m benchmarks.load_classroom --page real     # the Real model page instead
 
 Each student is one websocket to /_stcore/stream speaking Streamlit's own protocol: it
-opens the page, then every 2-5 s moves the "z from -r to r" slider on the Activations page
-and waits for the rerun to finish. Every rerun is checked: no exception element, and the
-first chart's z axis ends at the new value. The server runs in its own process; its CPU
-time and memory are read from /proc.
+opens the page, then every 2-5 s moves a slider and waits for the rerun to finish. On
+the Activations page that is "z from -r to r", and the first chart's z axis must end at
+the new value; on the Real model page it is "layer", and the first heading must name the
+new layer. Every rerun must also show no exception element. The server runs in its own
+process; its CPU time and memory are read from /proc.
 """
 
 from __future__ import annotations
@@ -33,9 +35,32 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from browser import AppServer  # noqa: E402  (the tests' server starter, reused)
 
-PAGE = "Activations"
-SLIDER_KEY = "range"  # "z from -r to r": 0.5 to 10 in steps of 0.5
-VALUES = [v / 2 for v in range(1, 21)]
+
+@dataclass(frozen=True)
+class Scenario:
+    page: str  # the page's URL path
+    slider_key: str
+    values: list[float]
+
+
+SCENARIOS = {
+    "activations": Scenario("Activations", "range", [v / 2 for v in range(1, 21)]),
+    "real": Scenario("Real_model", "rm_layer", [float(v) for v in range(1, 7)]),
+}
+
+
+@dataclass
+class Seen:
+    """What one rerun sent back that the checks read."""
+
+    first_chart: str = ""  # the first chart's figure JSON
+    headings: list[str] = field(default_factory=list)  # every subheader's text
+    exception: str | None = None
+
+    def shows(self, scenario: Scenario, value: float) -> bool:
+        if scenario.page == "Real_model":
+            return f"1. Who fires in layer {int(value)}" in self.headings
+        return bool(self.first_chart) and abs(first_chart_x_max(self.first_chart) - value) <= 1e-6
 
 
 @dataclass
@@ -63,23 +88,23 @@ def first_chart_x_max(spec: str) -> float:
     return float(max(x))
 
 
-def run_once(ws, port: int, page_hash: str, value: float | None, slider: tuple | None):
-    """Send one rerun and read until it finishes: (page hash, slider, x max, exception).
+def run_once(ws, port: int, scenario: Scenario, page_hash: str, value, slider):
+    """Send one rerun and read until it finishes: (page hash, slider, what it showed).
 
     slider is (widget id, fragment id): a widget inside a fragment reruns only that
     fragment, as the browser asks for it.
     """
     msg = BackMsg()
-    msg.rerun_script.page_name = PAGE
+    msg.rerun_script.page_name = scenario.page
     msg.rerun_script.page_script_hash = page_hash
-    msg.rerun_script.context_info.url = f"http://127.0.0.1:{port}/{PAGE}"
+    msg.rerun_script.context_info.url = f"http://127.0.0.1:{port}/{scenario.page}"
     if value is not None:
         state = msg.rerun_script.widget_states.widgets.add()
         state.id, fragment_id = slider
         state.double_array_value.data.append(value)
         msg.rerun_script.fragment_id = fragment_id
     ws.send(msg.SerializeToString())
-    x_max, exception, charts = None, None, 0
+    seen, charts = Seen(), 0
     while True:
         fwd = ForwardMsg()
         fwd.ParseFromString(ws.recv(timeout=60))
@@ -89,29 +114,37 @@ def run_once(ws, port: int, page_hash: str, value: float | None, slider: tuple |
         elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
             element = fwd.delta.new_element
             which = element.WhichOneof("type")
-            if which == "slider" and element.slider.id.endswith(f"-{SLIDER_KEY}"):
+            if which == "slider" and element.slider.id.endswith(f"-{scenario.slider_key}"):
                 slider = (element.slider.id, fwd.delta.fragment_id)
             elif which == "plotly_chart" and charts == 0:
                 charts += 1
-                x_max = first_chart_x_max(element.plotly_chart.spec)
+                seen.first_chart = element.plotly_chart.spec
+            elif which == "heading":
+                seen.headings.append(element.heading.body)
             elif which == "exception":
-                exception = element.exception.message
+                seen.exception = element.exception.message
         elif (
             kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
         ):
-            return page_hash, slider, x_max, exception
+            return page_hash, slider, seen
 
 
 def student(
-    port: int, moves: int, seed: int, result: Student, start: threading.Barrier, full: bool
+    port: int,
+    scenario: Scenario,
+    moves: int,
+    seed: int,
+    result: Student,
+    start: threading.Barrier,
+    full: bool,
 ) -> None:
     rng = random.Random(seed)
     with connect(
         f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None
     ) as ws:
-        page_hash, slider, _, exception = run_once(ws, port, "", None, None)
-        if exception or slider is None:
-            result.errors.append(f"first run: {exception or 'no slider'}")
+        page_hash, slider, seen = run_once(ws, port, scenario, "", None, None)
+        if seen.exception or slider is None:
+            result.errors.append(f"first run: {seen.exception or 'no slider'}")
             start.abort()  # release everyone waiting: the run is over
             return
         if full:  # rerun the whole page, as a page without fragments would
@@ -119,39 +152,43 @@ def student(
         start.wait()
         for _ in range(moves):
             time.sleep(rng.uniform(2, 5))
-            value = rng.choice(VALUES)
+            value = rng.choice(scenario.values)
             began = time.perf_counter()
-            _, _, x_max, exception = run_once(ws, port, page_hash, value, slider)
+            _, _, seen = run_once(ws, port, scenario, page_hash, value, slider)
             result.latencies.append(time.perf_counter() - began)
-            if exception:
-                result.errors.append(f"exception: {exception}")
-            elif x_max is None or abs(x_max - value) > 1e-6:
-                result.errors.append(f"chart shows r = {x_max}, expected {value}")
+            if seen.exception:
+                result.errors.append(f"exception: {seen.exception}")
+            elif not seen.shows(scenario, value):
+                result.errors.append(f"the rerun does not show {value}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--moves", type=int, default=25)
+    parser.add_argument("--page", choices=list(SCENARIOS), default="activations")
     parser.add_argument(
         "--full-reruns",
         action="store_true",
         help="rerun the whole page on every move instead of the fragment",
     )
     args = parser.parse_args()
+    scenario = SCENARIOS[args.page]
 
     app = AppServer()
     app.start()
     pid = app.process.pid
     try:
         warm = Student()
-        student(app.port, 1, 0, warm, threading.Barrier(1), args.full_reruns)  # warms caches
+        warm_up = (app.port, scenario, 1, 0, warm, threading.Barrier(1), args.full_reruns)
+        student(*warm_up)  # fills the caches, as the first visitor of a lesson would
         rss_warm = server_rss_mb(pid)
         students = [Student() for _ in range(args.students)]
         start = threading.Barrier(args.students + 1)
         threads = [
             threading.Thread(
-                target=student, args=(app.port, args.moves, i + 1, s, start, args.full_reruns)
+                target=student,
+                args=(app.port, scenario, args.moves, i + 1, s, start, args.full_reruns),
             )
             for i, s in enumerate(students)
         ]
@@ -173,7 +210,7 @@ def main() -> None:
     errors = [e for s in students for e in s.errors]
     reruns = len(latencies)
     print(
-        f"{date.today()} | {args.students} students x {args.moves} moves on /{PAGE} "
+        f"{date.today()} | {args.students} students x {args.moves} moves on /{scenario.page} "
         f"| {elapsed:.0f} s"
     )
     print(f"reruns: {reruns}, errors: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))

@@ -46,7 +46,7 @@ class TopTokens:
 
 
 def top_activating_tokens(
-    model: MiniLM, sentences: list[str], k: int = 10, chunk: int = 32
+    model: MiniLM, sentences: list[str], k: int = 10, chunk: int = 8
 ) -> TopTokens:
     """Run every sentence once and keep each neuron's k largest activations.
 

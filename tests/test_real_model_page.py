@@ -16,6 +16,8 @@ from ffn_core.pretrained import Edit, cosine
 def fresh_runs(minilm):
     """Clear the cached runs between tests; the model and corpus index may stay loaded."""
     st.cache_data.clear()
+    rm.run.clear()
+    rm.attribution.clear()
 
 
 def metric(at, label: str) -> str:
@@ -128,11 +130,19 @@ def test_the_three_facts_hold_to_float_precision():
     assert np.count_nonzero(moved) == 1
 
 
-@pytest.mark.parametrize("text", ["", "🙂 naïve café 東京", "word " * 40])
+@pytest.mark.parametrize(
+    "text", ["", "🙂 naïve café 東京", "word " * 40, "!" * 200, "tab\tnull\x00 bell\x07"]
+)
 def test_odd_sentences_run(text):
     at = open_page(REAL_MODEL, {"rm_text": text})
     assert not at.exception
     assert len(at.get("plotly_chart")) == 7
+
+
+def test_corpus_context_rebuilds_words_and_brackets_the_token():
+    tokens = ["[CLS]", "un", "##bel", "##ie", "##va", "##bly", ",", "the", "dog", "!", "[SEP]"]
+    assert rm.in_context(tokens, 8) == "unbelievably, the [dog]!"
+    assert rm.in_context(tokens, 3) == "unbel[ie]vably, the dog!"
 
 
 def test_a_bad_link_falls_back_with_a_note():
