@@ -14,6 +14,7 @@ import time
 from datetime import date
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from benchmarks.timing import best_time
 from ffn_core.corpus import load_corpus, top_activating_tokens
@@ -75,6 +76,9 @@ def main() -> None:
     floor = best_time(products_only(net, T))
     print(f"run, T = {T}: {run * 1e3:.1f} ms; its matrix products alone {floor * 1e3:.1f} ms "
           f"(ratio {run / floor:.2f})")  # fmt: skip
+    with threadpool_limits(limits=1, user_api="blas"):  # as the app's server runs it
+        one_thread = best_time(lambda: net.run(SENTENCE))
+    print(f"run on one BLAS thread, as the app runs it: {one_thread * 1e3:.1f} ms")
     target = net.run(OTHER).embedding
     both = best_time(lambda: net.neuron_attribution(SENTENCE, target))
     print(

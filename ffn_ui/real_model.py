@@ -216,3 +216,9 @@ def value_sum_table(parts: np.ndarray, b2: np.ndarray, h: np.ndarray, labels: li
         }
     )
     return table, total
+
+
+def activations_csv(tokens: list[str], h: np.ndarray) -> str:
+    """One layer's activations as CSV: a row per token, a column per neuron (n1 …)."""
+    columns = [f"n{j + 1}" for j in range(h.shape[1])]
+    return pd.DataFrame(h, index=pd.Index(tokens, name="token"), columns=columns).to_csv()

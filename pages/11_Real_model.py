@@ -33,7 +33,8 @@ tokens = rm.token_labels(trace.tokens)
 h_pre, h = trace.ffn_pre[layer], trace.ffn_act[layer]  # (T, d_ff) each
 
 st.subheader(f"1. Who fires in layer {layer + 1}")
-cols = st.columns(4)
+place = st.expander("Heatmap settings") if model.presenter else st  # tucked away on a projector
+cols = place.columns(4)
 view = bound_select(
     "show", "rm_view", ("activation", "pre-activation"), "activation", cols[0], radio=True
 )
@@ -61,6 +62,13 @@ show(
     figures.firing_heatmap(shown, shown_fired, tokens, shown_labels, view, mask),
     model.presenter,
     key="rm_heatmap",
+)
+st.download_button(
+    f"Download layer {layer + 1}'s activations, every token and all {net.d_ff} neurons (CSV)",
+    data=lambda: rm.activations_csv(tokens, h),  # built only when clicked
+    file_name=f"minilm-layer{layer + 1}-activations.csv",
+    mime="text/csv",
+    on_click="ignore",
 )
 
 st.subheader("2. Soft sparsity: GELU here, ReLU in the toy")

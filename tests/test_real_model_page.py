@@ -204,3 +204,23 @@ def test_a_folder_variable_without_the_files_is_reported(monkeypatch, tmp_path):
     assert not at.exception
     assert "config.json" in warnings_text(at)
     assert not at.get("plotly_chart")
+
+
+def test_the_activations_download_holds_the_layer_exactly(minilm):
+    import io
+
+    import pandas as pd
+
+    trace = minilm.run(rm.DEFAULT.text)
+    labels = rm.token_labels(trace.tokens)
+    table = pd.read_csv(io.StringIO(rm.activations_csv(labels, trace.ffn_act[2])), index_col=0)
+    assert list(table.index) == labels and table.shape == (len(labels), 1536)
+    np.testing.assert_array_equal(table.to_numpy(np.float32), trace.ffn_act[2])
+    at = open_page(REAL_MODEL)
+    assert "layer 3" in at.get("download_button")[0].proto.label
+
+
+def test_presenter_mode_tucks_the_heatmap_settings_away():
+    at = open_page(REAL_MODEL, {"presenter": "true"})
+    assert not at.exception
+    assert "Heatmap settings" in [e.label for e in at.expander]
