@@ -33,8 +33,8 @@ tokens = rm.token_labels(trace.tokens)
 h_pre, h = trace.ffn_pre[layer], trace.ffn_act[layer]  # (T, d_ff) each
 
 st.subheader(f"1. Who fires in layer {layer + 1}")
-place = st.expander("Heatmap settings") if model.presenter else st  # tucked away on a projector
-cols = place.columns(4)
+settings = st.expander("Heatmap settings") if model.presenter else st  # tucked away on a projector
+cols = settings.columns(4)
 view = bound_select(
     "show", "rm_view", ("activation", "pre-activation"), "activation", cols[0], radio=True
 )
@@ -136,7 +136,7 @@ left, mid, right = st.columns(3)
 mode = bound_select(
     "switch off",
     "rm_ablate",
-    ("top-k at one token", f"{labels[neuron]} everywhere"),
+    ("top-k at one token", "the chosen neuron everywhere"),
     "top-k at one token",
     left,
     radio=True,
@@ -228,4 +228,6 @@ show(
     figures.bars(tokens, moved, "largest change in the FFN's output, per token", "change"),
     model.presenter,
 )
+if moved[token] == 0:
+    st.caption("The two rows were identical, so nothing changed: try a different second sentence.")
 st.page_link("pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")

@@ -111,7 +111,7 @@ def test_switching_off_top_k_at_a_token_moves_the_embedding_as_the_core_says(min
 
 
 def test_switching_off_one_neuron_everywhere(minilm):
-    at = open_page(REAL_MODEL, {"rm_ablate": "n944 everywhere"})
+    at = open_page(REAL_MODEL, {"rm_ablate": "the chosen neuron everywhere"})
     assert not at.exception
     other = minilm.run(rm.DEFAULT.other)
     edited = minilm.run(rm.DEFAULT.text, [Edit(rm.DEFAULT.layer - 1, 943, 0.0)])
@@ -224,3 +224,10 @@ def test_presenter_mode_tucks_the_heatmap_settings_away():
     at = open_page(REAL_MODEL, {"presenter": "true"})
     assert not at.exception
     assert "Heatmap settings" in [e.label for e in at.expander]
+
+
+def test_the_same_sentence_twice_says_why_nothing_moved():
+    at = open_page(REAL_MODEL, {"rm_text": "Whales sing.", "rm_other": "Whales sing."})
+    assert not at.exception
+    assert any("rows were identical" in c.value for c in at.caption)
+    assert metric(at, "original vs second sentence") == "1.0000"
