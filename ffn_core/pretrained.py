@@ -57,17 +57,23 @@ def package_model_dir() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-def hub_cache_dir() -> Path | None:
-    """The files from an earlier `download_minilm()`, if they are in the local cache."""
+def hub_cache_dir(cache_dir: str | Path | None = None) -> Path | None:
+    """The files from an earlier `download_minilm()`, if they are in the local cache.
+
+    cache_dir None means the Hugging Face default (~/.cache/huggingface/hub).
+    """
     try:
         from huggingface_hub import snapshot_download
         from huggingface_hub.errors import LocalEntryNotFoundError
     except ImportError:
         return None
     try:
-        return Path(snapshot_download(HUB_REPO, allow_patterns=MODEL_FILES, local_files_only=True))
+        folder = snapshot_download(
+            HUB_REPO, allow_patterns=MODEL_FILES, local_files_only=True, cache_dir=cache_dir
+        )
     except LocalEntryNotFoundError:
         return None
+    return Path(folder)
 
 
 def find_model_dir(path: str | Path | None = None) -> Path | None:

@@ -277,6 +277,24 @@ def test_the_environment_variable_comes_before_the_package(minilm, tmp_path, mon
     assert find_model_dir() == tmp_path
 
 
+def test_an_earlier_download_is_found_in_the_hub_cache(minilm, tmp_path, monkeypatch):
+    import ffn_core.pretrained as pretrained
+
+    installed, in_cache = find_model_dir(), pretrained.hub_cache_dir
+    repo = tmp_path / ("models--" + pretrained.HUB_REPO.replace("/", "--"))
+    snapshot = repo / "snapshots" / ("0" * 40)
+    snapshot.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0" * 40)
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setattr(pretrained, "package_model_dir", lambda: None)
+    monkeypatch.setattr(pretrained, "hub_cache_dir", lambda: in_cache(tmp_path))
+    assert find_model_dir() is None  # a snapshot without the files is not the model
+    for name in MODEL_FILES:
+        (snapshot / name).symlink_to(installed / name)
+    assert find_model_dir() == snapshot
+
+
 def test_no_model_anywhere_gives_install_instructions(monkeypatch):
     import ffn_core.pretrained as pretrained
 
