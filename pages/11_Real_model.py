@@ -131,45 +131,14 @@ st.markdown(
 st.dataframe(rm.corpus_table(examples), hide_index=True)
 
 st.subheader("4. Switch neurons off, and watch the sentence embedding move")
-other = bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS)
-left, mid, right = st.columns(3)
-mode = bound_select(
-    "switch off",
-    "rm_ablate",
-    ("top-k at one token", "the chosen neuron everywhere"),
-    "top-k at one token",
-    left,
-    radio=True,
+left, right = st.columns([3, 1])
+other = bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left)
+token = tokens.index(
+    bound_select("token", "rm_tok", tokens, tokens[min(2, len(tokens) - 1)], right)
 )
-token = tokens.index(bound_select("token", "rm_tok", tokens, tokens[min(2, len(tokens) - 1)], mid))
-k = bound_slider("k", "rm_k", 1, 256, 16, 1, right, disabled=mode != "top-k at one token")
-if mode == "top-k at one token":
-    off = np.argsort(-h[token], kind="stable")[:k]
-    edits = tuple(Edit(layer, int(j), 0.0, token) for j in off)
-    what = f"the {k} strongest neurons of layer {layer + 1} at token {tokens[token]}"
-else:
-    edits = (Edit(layer, neuron, 0.0),)
-    what = f"{labels[neuron]} of layer {layer + 1} at every token"
-edited = rm.run(text, edits)
 other_trace = rm.run(other)
 before = cosine(trace.embedding, other_trace.embedding)
-after = cosine(edited.embedding, other_trace.embedding)
-left, mid, right = st.columns(3)
-left.metric("original vs switched off", f"{cosine(trace.embedding, edited.embedding):.4f}")
-mid.metric("original vs second sentence", f"{before:.4f}")
-right.metric("switched off vs second sentence", f"{after:.4f}", f"{after - before:+.4f}")
-change = np.linalg.norm(edited.hidden_states - trace.hidden_states, axis=-1)  # (L + 1, T)
-show(
-    figures.spread_heatmap(
-        change, ["embeddings", *[f"after layer {i + 1}" for i in range(net.n_layers)]], tokens
-    ),
-    model.presenter,
-)
-st.caption(
-    f"Switched off: {what}. Each cell is how far that token's vector moved. Up to this "
-    "layer nothing moves; the FFN changes only the tokens it was edited at; attention in "
-    "the later layers then carries the change to the others."
-)
+rm.switch_off_section(text, trace, other_trace, layer, neuron, token, model.presenter)
 
 st.subheader("5. Which neurons matter for the similarity of the two sentences")
 scores = rm.attribution(text, other)  # (L, d_ff)
@@ -185,14 +154,14 @@ show(
     model.presenter,
 )
 helpers = np.argsort(-scores[layer], kind="stable")[:10]
-test = rm.run(text, tuple(Edit(layer, int(j), 0.0) for j in helpers))
+_, without_helpers = rm.edited_states(text, tuple(Edit(layer, int(j), 0.0) for j in helpers))
 st.caption(
     "For each neuron: its activation times the gradient of cos(sentence, second sentence), "
     "summed over tokens; the gradient runs back through every layer above with the core's "
     "backward pass. Orange neurons push the sentences together, blue apart. Check: switching "
     f"off the 10 orange-most neurons should lower the similarity by about "
     f"{scores[layer, helpers].sum():.4f}; it changes it by "
-    f"{cosine(test.embedding, other_trace.embedding) - before:+.4f}."
+    f"{cosine(without_helpers, other_trace.embedding) - before:+.4f}."
 )
 
 st.subheader("6. The toy pages' three facts, checked on this model")

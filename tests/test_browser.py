@@ -300,3 +300,29 @@ def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(
     assert fresh.get_by_role("slider", name="layer").get_attribute("aria-valuetext") == "4"
     page.close()
     fresh.close()
+
+
+def test_real_model_k_slider_reruns_its_section_with_the_cores_numbers(server, browser, minilm):
+    import numpy as np
+
+    from ffn_core.pretrained import Edit, cosine
+    from ffn_ui.real_model import DEFAULT
+
+    page, reruns = open_page(browser, f"{server.url}/Real_model", CHART_COUNTS["real_model"])
+    slider = page.get_by_role("slider", name="k")
+    before = reruns.finished
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # 16 -> 17
+    reruns.wait_for_more_than(before, page)
+    assert slider.get_attribute("aria-valuetext") == "17"
+    trace = minilm.run(DEFAULT.text)
+    layer, token = DEFAULT.layer - 1, 2
+    off = np.argsort(-trace.ffn_act[layer, token], kind="stable")[:17]
+    edited = minilm.run(DEFAULT.text, [Edit(layer, int(j), 0.0, token) for j in off])
+    expected = f"{cosine(trace.embedding, edited.embedding):.4f}"
+    value = page.locator('[data-testid="stMetric"]', has_text="original vs switched off")
+    expect(value.locator('[data-testid="stMetricValue"]')).to_have_text(expected)
+    assert "rm_k=17" in page.url
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"])
+    no_exception(page)
+    page.close()
