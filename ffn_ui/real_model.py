@@ -1,13 +1,14 @@
 """The Real model page's shared parts: loading all-MiniLM-L6-v2 once, cached runs, presets.
 
 The model and the corpus index are process-wide resources, read-only and shared by every
-session; runs of a sentence are cached by their text and edits.
+session; runs of a sentence are cached by their text (and edits), also shared.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -99,8 +100,11 @@ def corpus_top_tokens() -> TopTokens:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def run(text: str) -> Trace:
-    """Shared, not copied, and read-only. A trace is about 0.1 MB a token (1.6 MB at 16),
-    and a run takes about 10 ms, so a few entries are plenty."""
+    """The sentence's trace, shared by every session, not copied, and read-only.
+
+    A trace is about 0.1 MB a token (1.6 MB at 16) and a run takes about 10 ms, so a
+    few entries are plenty.
+    """
     trace = minilm().run(text)
     read_only(value for value in vars(trace).values() if isinstance(value, np.ndarray))
     return trace
@@ -108,8 +112,10 @@ def run(text: str) -> Trace:
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def edited_states(text: str, edits: tuple[Edit, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """hidden_states (L + 1, T, d_model) and the embedding after `edits`; the rest of the
-    trace is dropped, so many settings of k fit in a few MB."""
+    """hidden_states (L + 1, T, d_model) and the embedding after `edits`.
+
+    The rest of the trace is dropped, so many settings of k fit in a few MB.
+    """
     trace = minilm().run(text, edits)
     read_only([trace.hidden_states, trace.embedding])
     return trace.hidden_states, trace.embedding
@@ -151,7 +157,7 @@ def model_or_instructions() -> MiniLM:
     return minilm()
 
 
-def fetch():
+def fetch() -> Path:
     """Download the files into the Hugging Face cache, or explain why that failed."""
     from huggingface_hub.errors import HfHubHTTPError
 
