@@ -23,6 +23,7 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -37,20 +38,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 from browser import AppServer  # noqa: E402  (the tests' server starter, reused)
 
 
-@dataclass(frozen=True)
-class Scenario:
-    page: str  # the page's URL path
-    slider_key: str
-    values: list[float]
-
-
-SCENARIOS = {
-    "activations": Scenario("Activations", "range", [v / 2 for v in range(1, 21)]),
-    "real": Scenario("Real_model", "rm_layer", [float(v) for v in range(1, 7)]),
-    "real-k": Scenario("Real_model", "rm_k", [float(v) for v in range(1, 65)]),
-}
-
-
 @dataclass
 class Seen:
     """What one rerun sent back that the checks read."""
@@ -60,12 +47,32 @@ class Seen:
     texts: list[str] = field(default_factory=list)  # every markdown and caption's text
     exception: str | None = None
 
-    def shows(self, scenario: Scenario, value: float) -> bool:
-        if scenario.slider_key == "rm_layer":
-            return f"1. Who fires in layer {int(value)}" in self.headings
-        if scenario.slider_key == "rm_k":
-            return any(f"the {int(value)} strongest neurons" in text for text in self.texts)
-        return bool(self.first_chart) and abs(first_chart_x_max(self.first_chart) - value) <= 1e-6
+
+@dataclass(frozen=True)
+class Scenario:
+    page: str  # the page's URL path
+    slider_key: str
+    values: list[float]
+    shows: Callable[[Seen, float], bool]  # whether a rerun shows the slider's new value
+
+
+def axis_ends_at(seen: Seen, value: float) -> bool:
+    return bool(seen.first_chart) and abs(first_chart_x_max(seen.first_chart) - value) <= 1e-6
+
+
+def names_layer(seen: Seen, value: float) -> bool:
+    return f"1. Who fires in layer {int(value)}" in seen.headings
+
+
+def names_k(seen: Seen, value: float) -> bool:
+    return any(f"the {int(value)} strongest neurons" in text for text in seen.texts)
+
+
+SCENARIOS = {
+    "activations": Scenario("Activations", "range", [v / 2 for v in range(1, 21)], axis_ends_at),
+    "real": Scenario("Real_model", "rm_layer", [float(v) for v in range(1, 7)], names_layer),
+    "real-k": Scenario("Real_model", "rm_k", [float(v) for v in range(1, 65)], names_k),
+}
 
 
 @dataclass
@@ -165,7 +172,7 @@ def student(
             result.latencies.append(time.perf_counter() - began)
             if seen.exception:
                 result.errors.append(f"exception: {seen.exception}")
-            elif not seen.shows(scenario, value):
+            elif not scenario.shows(seen, value):
                 result.errors.append(f"the rerun does not show {value}")
 
 

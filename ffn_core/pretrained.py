@@ -42,8 +42,8 @@ MAX_TOKENS = 256  # sentence-transformers cuts longer input here; so do we
 ACTIVATION = "gelu"  # BERT's "gelu" is the exact x·Φ(x)
 
 
-def has_model_files(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in MODEL_FILES)
+def missing_files(folder: Path) -> list[str]:
+    return [name for name in MODEL_FILES if not (folder / name).is_file()]
 
 
 def package_model_dir() -> Path | None:
@@ -86,12 +86,12 @@ def find_model_dir(path: str | Path | None = None) -> Path | None:
     for given in (path, os.environ.get(ENV_VAR)):
         if given:
             folder = Path(given)
-            missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
+            missing = missing_files(folder)
             if missing:
                 raise FileNotFoundError(f"{folder} lacks {', '.join(missing)}")
             return folder
     for folder in (package_model_dir(), hub_cache_dir()):
-        if folder is not None and has_model_files(folder):
+        if folder is not None and not missing_files(folder):
             return folder
     return None
 

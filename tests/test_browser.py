@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, AppServer, Reruns, require_chromium
 from browser import screenshot as save_screenshot
 from playwright.sync_api import expect, sync_playwright
+
+from ffn_core.init import init_weights
+from ffn_core.pretrained import Edit, cosine
+from ffn_core.weights_io import weights_to_npz
+from ffn_ui.real_model import DEFAULT
 
 EXPECT_TIMEOUT = 20_000  # ms: the first chart can take several seconds on a cold load
 PAGES = {
@@ -87,17 +93,31 @@ def chart_y(page, index: int, trace_type: str) -> list[float]:
     )
 
 
-def settled_chart_y(page, index: int, trace_type: str, expected: list[float]) -> list[float]:
-    """chart_y once it equals `expected`, or its last value after 10 s.
+def settled(page, read, expected):
+    """read() once it equals `expected`, or its last value after 10 s.
 
     A rerun replaces charts a moment after the script finishes, so poll rather than read once.
     """
     for _ in range(50):
-        values = chart_y(page, index, trace_type)
-        if values == expected:
+        value = read()
+        if value == expected:
             break
         page.wait_for_timeout(200)
-    return values
+    return value
+
+
+def settled_chart_y(page, index: int, trace_type: str, expected: list[float]) -> list[float]:
+    return settled(page, lambda: chart_y(page, index, trace_type), expected)
+
+
+def nudge_slider(page, reruns, name: str):
+    """Move a slider one step right with the keyboard and wait for the rerun; the slider."""
+    slider = page.get_by_role("slider", name=name)
+    before = reruns.finished
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    reruns.wait_for_more_than(before, page)
+    return slider
 
 
 def heatmap_shape(page) -> list[int]:
@@ -129,18 +149,9 @@ def test_collapse_trains_both_networks_after_a_prediction(server, browser):
 
 def test_activations_range_slider_reruns_its_fragment(server, browser):
     page, reruns = open_page(browser, f"{server.url}/Activations", CHART_COUNTS["activations"])
-    slider = page.get_by_role("slider", name="z from −r to r")
-    before = reruns.finished
-    slider.focus()
-    page.keyboard.press("ArrowRight")  # 4.0 -> 4.5
-    reruns.wait_for_more_than(before, page)
-    for _ in range(50):  # the redrawn curves arrive a moment after the run
-        x_max = page.locator(".js-plotly-plot").first.evaluate(
-            "gd => Math.max(...gd._fullData[0].x)"
-        )
-        if x_max == 4.5:
-            break
-        page.wait_for_timeout(200)
+    nudge_slider(page, reruns, "z from −r to r")  # 4.0 -> 4.5
+    first_chart = page.locator(".js-plotly-plot").first
+    x_max = settled(page, lambda: first_chart.evaluate("gd => Math.max(...gd._fullData[0].x)"), 4.5)
     assert x_max == 4.5
     assert "range=4.5" in page.url
     no_exception(page)
@@ -149,11 +160,7 @@ def test_activations_range_slider_reruns_its_fragment(server, browser):
 
 def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
     page, reruns = open_page(browser, server.url)
-    slider = page.get_by_role("slider", name="x₁")
-    before = reruns.finished
-    slider.focus()
-    page.keyboard.press("ArrowRight")  # 1.0 -> 1.5
-    reruns.wait_for_more_than(before, page)
+    slider = nudge_slider(page, reruns, "x₁")  # 1.0 -> 1.5
     expect(page.locator(".js-plotly-plot")).to_have_count(1)
     assert slider.get_attribute("aria-valuetext") == "1.50"
     # relu(x1 + x2), relu(x1 - x2)
@@ -231,10 +238,6 @@ def test_a_token_picked_on_neurons_carries_to_key_value(server, browser):
 
 
 def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
-    import numpy as np
-
-    from ffn_core.init import init_weights
-    from ffn_core.weights_io import weights_to_npz
 
     bad = tmp_path / "bad.json"
     bad.write_text('{"W1": [["a"]], "b1": [1], "W2": [[1]], "b2": [1]}')
@@ -253,26 +256,13 @@ def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
     uploader.set_input_files(str(good))
     reruns.wait_for_more_than(before, page)
     expect(page.get_by_text("Loaded good.npz: d_model 3, d_ff 5.")).to_be_visible()
-    for _ in range(50):  # the new heatmap replaces the old a moment after the run
-        if heatmap_shape(page) == [6, 5]:
-            break
-        page.wait_for_timeout(200)
-    assert heatmap_shape(page) == [6, 5]
+    assert settled(page, lambda: heatmap_shape(page), [6, 5]) == [6, 5]
     assert np.isfinite(chart_y(page, 1, "bar")).all()
     page.close()
 
 
 def heatmap_rows(page) -> list[str]:
     return page.locator(".js-plotly-plot").first.evaluate("gd => Array.from(gd._fullData[0].y)")
-
-
-def settled_heatmap_rows(page, expected: list[str]) -> list[str]:
-    for _ in range(50):
-        rows = heatmap_rows(page)
-        if rows == expected:
-            break
-        page.wait_for_timeout(200)
-    return rows
 
 
 def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(server, browser):
@@ -282,7 +272,7 @@ def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(
     reruns.wait_for_more_than(before, page)
     bank = ["0: [CLS]", "1: i", "2: deposited", "3: my", "4: salary", "5: at", "6: the"]
     bank += ["7: bank", "8: .", "9: [SEP]"]
-    assert settled_heatmap_rows(page, bank) == bank
+    assert settled(page, lambda: heatmap_rows(page), bank) == bank
     assert page.get_by_role("slider", name="layer").get_attribute("aria-valuetext") == "4"
 
     before = reruns.finished
@@ -291,7 +281,7 @@ def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(
     box.press("Enter")
     reruns.wait_for_more_than(before, page)
     whales = ["0: [CLS]", "1: whales", "2: sing", "3: .", "4: [SEP]"]
-    assert settled_heatmap_rows(page, whales) == whales
+    assert settled(page, lambda: heatmap_rows(page), whales) == whales
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"])
     no_exception(page)
 
@@ -303,17 +293,8 @@ def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(
 
 
 def test_real_model_k_slider_reruns_its_section_with_the_cores_numbers(server, browser, minilm):
-    import numpy as np
-
-    from ffn_core.pretrained import Edit, cosine
-    from ffn_ui.real_model import DEFAULT
-
     page, reruns = open_page(browser, f"{server.url}/Real_model", CHART_COUNTS["real_model"])
-    slider = page.get_by_role("slider", name="k")
-    before = reruns.finished
-    slider.focus()
-    page.keyboard.press("ArrowRight")  # 16 -> 17
-    reruns.wait_for_more_than(before, page)
+    slider = nudge_slider(page, reruns, "k")  # 16 -> 17
     assert slider.get_attribute("aria-valuetext") == "17"
     trace = minilm.run(DEFAULT.text)
     layer, token = DEFAULT.layer - 1, 2
