@@ -25,7 +25,33 @@ def neuron_labels(d_ff: int) -> list[str]:
 def pick_token_and_neuron(model: Model, container=st) -> tuple[int, int]:
     """The token and neuron a learner is looking at; shared by the Neurons and Key–value pages."""
     left, right = container.columns(2)
-    token = bound_select("token", "tok", model.token_labels, model.token_labels[0], left)
+    token = bound_select(
+        "token",
+        "tok",
+        model.token_labels,
+        model.token_labels[0],
+        left,
+        gone=tokens_gone(model),
+        carry=same_position(model.token_labels),
+    )
     labels = neuron_labels(model.d_ff)
-    neuron = bound_select("neuron", "neuron", labels, labels[0], right)
+    neuron = bound_select(
+        "neuron", "neuron", labels, labels[0], right, gone=f"now that d_ff = {model.d_ff}"
+    )
     return model.token_labels.index(token), labels.index(neuron)
+
+
+def tokens_gone(model: Model) -> str:
+    """Why a picked token may be gone: the end of the note the token pickers show."""
+    return f"now that there {'is 1 token' if model.T == 1 else f'are {model.T} tokens'}"
+
+
+def same_position(token_labels: list[str]):
+    """For a token picker: a pick from an earlier input ("3: sat") maps to the token now at
+    the same position ("3: dog"), if there is one."""
+    by_position = {label.split(":")[0]: label for label in token_labels}
+
+    def carry(old: object) -> str | None:
+        return by_position.get(str(old).split(":")[0])
+
+    return carry

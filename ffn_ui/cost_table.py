@@ -6,6 +6,8 @@ import pandas as pd
 
 from ffn_core import MODEL_SHAPES, ModelShape, model_params, quadratic_crossover
 
+NONE = float("nan")  # a missing number: the table shows it as a dash, not "None"
+
 
 def learner_shape(d_model: int, d_ff: int, n_layers: int, n_heads: int) -> ModelShape:
     """The sidebar's sizes as a GPT-2-style block (biases, LayerNorm); no embeddings counted."""
@@ -33,7 +35,7 @@ def cost_table(yours: ModelShape) -> pd.DataFrame:
     rows = []
     for shape in [*MODEL_SHAPES.values(), yours]:
         counts = model_params(shape)
-        published = shape.published_params or None
+        published = shape.published_params or NONE
         rows.append(
             {
                 "model": shape.name,
@@ -48,10 +50,10 @@ def cost_table(yours: ModelShape) -> pd.DataFrame:
                 "attention params / block": counts["attention"],
                 "FFN share of block": counts["ffn"] / counts["block"],
                 "all blocks": counts["blocks"],
-                "recount with embeddings": counts["total"] if published else None,
+                "recount with embeddings": counts["total"] if shape.published_params else NONE,
                 "published": published,
                 "published as": shape.published_label,
-                "active per token": counts["active"] if shape.n_experts > 1 else None,
+                "active per token": counts["active"] if shape.n_experts > 1 else NONE,
                 "T where attention's T² overtakes the FFN": quadratic_crossover(
                     shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k
                 ),

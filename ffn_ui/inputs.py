@@ -16,17 +16,6 @@ DEFAULT_TEXT = "the cat sat on the mat"
 
 def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, list[str]]:
     """The input x (T, d_model) and one label per token."""
-    # Always drawn, so that a preset's T reaches the URL like every other control's value.
-    T = bound_number(
-        "tokens T",
-        "T",
-        1,
-        MAX_TOKENS,
-        6,
-        container,
-        disabled=mode == "sentence",
-        help="For random or edited x; a sentence has one per word.",
-    )
     if mode == "sentence":
         text = bound_text(
             "sentence",
@@ -40,8 +29,10 @@ def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, l
         if not words:
             st.warning("Type at least one word; showing “hello” meanwhile.")
             words = ["hello"]
+        container.caption(f"{len(words)} token{'s' if len(words) > 1 else ''}, one per word.")
         drop_url_value("x")
         return sentence_vectors(tuple(words), d_model), token_labels(words)
+    T = bound_number("tokens T", "T", 1, MAX_TOKENS, 6, container, help="How many token vectors.")
     labels = token_labels([f"t{i + 1}" for i in range(T)])
     if mode == "edited" and d_model <= MAX_EDIT:
         return edited_tokens(T, d_model, seed), labels

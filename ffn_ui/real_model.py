@@ -209,7 +209,7 @@ def sparsity_shares(acts: np.ndarray, toy_h: np.ndarray, threshold: float) -> di
 def corpus_table(examples: list[tuple[str, list[str], int, float]]) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            "token": [tokens[p] for _, tokens, p, _ in examples],
+            "token": [f"“{tokens[p]}”" for _, tokens, p, _ in examples],  # "nan" is a word
             "h": [v for *_, v in examples],
             "in context": [in_context(tokens, p) for _, tokens, p, _ in examples],
         }

@@ -109,6 +109,7 @@ def preset_lesson() -> None:
     x, weights = lesson_example()
     state = st.session_state
     state.update(d_model=2, d_ff=2, act="ReLU", init="hand-edited", tokens="edited", T=1)
+    state.update(x1=float(x[0, 0]), x2=float(x[0, 1]))  # the home page's example shows the same x
     editing.replace_arrays("hand_weights", weights)
     editing.replace_arrays("edited_x", {"x": x})
 

@@ -1,20 +1,31 @@
-"""Controls bound to the URL and kept across pages, with a visible note for a bad link.
+"""Controls bound to the URL and kept across pages, each drawn from a value it can show.
 
-Streamlit drops an invalid bound value silently and shows the default; a teacher who
-shared that link would never know. Each helper here checks the raw value first and, if it
-cannot be used, says so at the top of the page before falling back to the default.
+Before a control is drawn, its value is checked twice:
+
+- The session's value, the learner's own earlier pick, must still exist. A token, a neuron
+  or a fact disappears when the sentence or a size changes. Then the control is reset
+  through `st.session_state`, with a note such as "token 6: mat no longer exists now that
+  there are 2 tokens; showing 1: hello".
+- The address's value, from a shared link or the back button, must be one the control
+  accepts. If not, the control is reset the same way, and the note quotes the value as
+  literal text, never as Markdown.
+
+Nothing here deletes a query parameter bound to a widget: in a browser session Streamlit
+raises if a script tries. Streamlit itself brings the address bar in line with a value set
+through `st.session_state`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 BOUND = {"bind": "query-params", "persist_state": "session"}
 REGISTRY_KEY = "bound_params"  # session_state: every bound key drawn so far, with its rule
+SHOWN_CHARS = 60  # a quoted value is cut here: a note stays one line
 
 
 def register(key: str, *rule) -> None:
@@ -25,94 +36,228 @@ def register(key: str, *rule) -> None:
     st.session_state.setdefault(REGISTRY_KEY, {})[key] = rule
 
 
-def link_note(key: str, raw: str, expected: str, default: object) -> None:
-    """Say what was wrong with the link's value, and drop it before Streamlit reads it."""
-    st.warning(f"The link set {key}={raw!r}, but {key} must be {expected}; using {default}.")
-    forget_link_value(key)
+def literal(value: object) -> str:
+    """`value` as Markdown that shows its characters and nothing else: no link, no image.
 
-
-def forget_link_value(key: str) -> None:
-    """Remove a rejected value from the URL and from the copy Streamlit seeds widgets from.
-
-    Streamlit 1.67 seeds a bound widget from the URL as first loaded, and for a whole-number
-    input ?d_model=inf raises OverflowError there instead of ignoring the value. That copy
-    has no public API, so this reaches for it, and does nothing if it is ever renamed.
+    A code span renders no Markdown inside it. Its fence is one backtick longer than any
+    run of backticks in the text, so the text cannot close it early.
     """
-    del st.query_params[key]
-    ctx = get_script_run_ctx()
-    if ctx is None:
-        return
-    with ctx.session_state.query_params() as params:
-        initial = getattr(params, "_initial_query_params", None)
-        if isinstance(initial, dict):
-            initial.pop(key, None)
+    text = str(value)
+    if len(text) > SHOWN_CHARS:
+        text = text[:SHOWN_CHARS] + "…"
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    if not text.strip():
+        return "(empty)" if not text else f"({len(text)} spaces)"
+    runs = [len(r) for r in "".join(c if c == "`" else " " for c in text).split()]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def parse_number(raw: str, low: float, high: float, integer: bool = False) -> float | None:
     """The number in raw if it is finite, within [low, high] (and whole if asked), else None."""
     try:
         value = int(raw) if integer else float(raw)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
     return value if math.isfinite(value) and low <= value <= high else None
+
+
+def settle(
+    key: str,
+    label: str,
+    fallback: object,
+    *,
+    keeps: Callable[[object], bool],
+    accepts: Callable[[str], bool],
+    expected: str,
+    gone: str = "",
+    shown: Callable[[object], str] = str,
+    carry: Callable[[object], object] | None = None,
+) -> None:
+    """Make sure the control `key` is drawn from a value it can show.
+
+    keeps(value): whether the session's value still exists; accepts(raw): whether the
+    address's text is usable. `gone` ends the note for a value that no longer exists,
+    e.g. "now that d_ff = 8". carry(stale) may name the stale value's counterpart among the
+    new options (token 3 of a new sentence for token 3 of the old one), taken silently.
+    """
+    state = st.session_state
+    stale = key in state and not keeps(state[key])
+    raw = st.query_params.get(key)
+    if raw is not None and not accepts(raw) and not (stale and mirrors(raw, state[key], shown)):
+        state[key] = fallback
+        forget_url_value(key)
+        st.warning(
+            f"The page's address set {key} to {literal(raw)}, but {in_sentence(label)} must be "
+            f"{expected}; using {literal(shown(fallback))}."
+        )
+    elif stale:
+        old = state[key]
+        counterpart = carry(old) if carry else None
+        state[key] = fallback if counterpart is None else counterpart
+        if counterpart is None:
+            where = f" {gone}" if gone else ""
+            st.info(
+                f"{label} {literal(shown(old))} no longer exists{where}; "
+                f"showing {literal(shown(fallback))}."
+            )
+
+
+def mirrors(raw: str, value: object, shown: Callable[[object], str]) -> bool:
+    """Whether the address's text is just the session's own value, as Streamlit wrote it."""
+    if raw == shown(value) or raw.lower() == str(value).lower():
+        return True
+    try:
+        return float(raw) == float(value)  # "1" for 1.0
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def in_sentence(label: str) -> str:
+    """A label as it reads mid-sentence: "Presenter mode" -> "presenter mode", "ReLU" kept."""
+    return label[0].lower() + label[1:] if label[1:2].islower() else label
+
+
+def forget_url_value(key: str) -> None:
+    """Stop Streamlit seeding the control from a rejected address value, and drop that value.
+
+    Streamlit keeps a copy of the address to seed bound widgets from; for a whole-number
+    input it raises OverflowError on ?d_model=inf instead of ignoring it. `remove_param` is
+    the method Streamlit calls itself to clear an invalid address value, bound or not; it
+    updates the address bar. Neither has a public API, so both are reached for here and
+    skipped if they are ever renamed: the reset through st.session_state still holds.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    with ctx.session_state.query_params() as params:
+        seeds = getattr(params, "_initial_query_params", None)
+        if isinstance(seeds, dict):
+            seeds.pop(key, None)
+        remove = getattr(params, "remove_param", None)
+        if callable(remove):
+            remove(key)
+
+
+def number_text(low, high, integer: bool) -> str:
+    return f"a {'whole ' if integer else ''}number from {low} to {high}"
 
 
 def bound_slider(label: str, key: str, low, high, default, step, container=st, **kwargs):
     """A slider kept in the URL under `key`."""
     integer = isinstance(default, int)
     register(key, "number", low, high, integer)
-    raw = st.query_params.get(key)
-    if raw is not None and parse_number(raw, low, high, integer) is None:
-        link_note(key, raw, f"a {'whole ' if integer else ''}number from {low} to {high}", default)
+    settle(
+        key,
+        label,
+        default,
+        keeps=lambda v: isinstance(v, int | float) and low <= v <= high,
+        accepts=lambda raw: parse_number(raw, low, high, integer) is not None,
+        expected=number_text(low, high, integer),
+        gone=kwargs.pop("gone", ""),
+    )
     return container.slider(label, low, high, default, step, key=key, **BOUND, **kwargs)
 
 
 def bound_number(label: str, key: str, low: int, high: int, default: int, container=st, **kwargs):
     """A whole-number input kept in the URL under `key`."""
     register(key, "number", low, high, True)
-    raw = st.query_params.get(key)
-    if raw is not None and parse_number(raw, low, high, integer=True) is None:
-        link_note(key, raw, f"a whole number from {low} to {high}", default)
+    settle(
+        key,
+        label,
+        default,
+        keeps=lambda v: isinstance(v, int) and low <= v <= high,
+        accepts=lambda raw: parse_number(raw, low, high, integer=True) is not None,
+        expected=number_text(low, high, True),
+        gone=kwargs.pop("gone", ""),
+    )
     return container.number_input(label, low, high, default, 1, key=key, **BOUND, **kwargs)
 
 
 def bound_select(
-    label: str, key: str, options: Sequence[str], default: str, container=st, radio=False, **kw
+    label: str,
+    key: str,
+    options: Sequence[str],
+    default: str,
+    container=st,
+    radio: bool = False,
+    gone: str = "",
+    carry: Callable[[object], object] | None = None,
+    **kw,
 ):
-    """A selectbox (or radio) of plain strings, kept in the URL by the option's text."""
+    """A selectbox (or radio) of plain strings, kept in the URL by the option's text.
+
+    `gone` says why an earlier pick may have disappeared, e.g. "now that d_ff = 8"; `carry`
+    maps such a pick to its counterpart among the new options, if it has one.
+    """
     register(key, "choice", tuple(options))
-    raw = st.query_params.get(key)
-    if raw is not None and raw not in options:
-        link_note(key, raw, f"one of {', '.join(options)}", default)
+    settle(
+        key,
+        label,
+        default,
+        keeps=lambda v: v in options,
+        accepts=lambda raw: raw in options,
+        expected=choices_text(options),
+        gone=gone,
+        carry=carry,
+    )
     widget = container.radio if radio else container.selectbox
     return widget(label, options, index=list(options).index(default), key=key, **BOUND, **kw)
 
 
+def choices_text(options: Sequence[str], most: int = 6) -> str:
+    more = f" and {len(options) - most} more" if len(options) > most else ""
+    return f"one of {literal(', '.join(options[:most]))}{more}"
+
+
 def bound_toggle(label: str, key: str, default: bool = False, container=st, **kwargs) -> bool:
     register(key, "bool")
-    raw = st.query_params.get(key)
-    if raw is not None and raw.lower() not in ("true", "false"):
-        link_note(key, raw, "true or false", default)
+    settle(
+        key,
+        label,
+        default,
+        keeps=lambda v: isinstance(v, bool),
+        accepts=lambda raw: raw.lower() in ("true", "false"),
+        expected="true or false",
+        shown=lambda v: str(v).lower(),
+    )
     return container.toggle(label, default, key=key, **BOUND, **kwargs)
 
 
 def bound_text(label: str, key: str, default: str, max_chars: int, container=st, **kwargs) -> str:
     register(key, "text", max_chars)
     raw = st.query_params.get(key)
-    if raw is not None and len(raw) > max_chars:
-        st.warning(f"The link's {key} is {len(raw)} characters long; using the first {max_chars}.")
+    if raw is not None and len(raw) > max_chars:  # Streamlit keeps the first max_chars
+        st.warning(
+            f"The page's address set {key} to a {in_sentence(label)} of {len(raw):,} "
+            f"characters; using the first {max_chars}."
+        )
     return container.text_input(label, default, max_chars, key=key, **BOUND, **kwargs)
 
 
-def bound_multiselect(label: str, key: str, options: Sequence[str], container=st, **kwargs):
-    """A multiselect kept in the URL as repeated values (?key=a&key=b)."""
+def bound_multiselect(
+    label: str, key: str, options: Sequence[str], container=st, gone: str = "", **kwargs
+):
+    """A multiselect kept in the URL as repeated values (?key=a&key=b).
+
+    Picks that no longer exist (a neuron past a smaller d_ff) are dropped with a note; so
+    are address values that are not among the options.
+    """
     register(key, "choice", tuple(options))
-    bad = [raw for raw in st.query_params.get_all(key) if raw not in options]
-    if bad:  # Streamlit drops the unknown ones itself and keeps the rest
-        st.warning(
-            f"The link set {key}={', '.join(bad)!r}, but {key} must be among the "
-            "listed options; using the valid ones only."
-        )
+    state = st.session_state
+    if isinstance(state.get(key), list) and not set(state[key]) <= set(options):
+        stale = [v for v in state[key] if v not in options]
+        state[key] = [v for v in state[key] if v in options]
+        where = f" {gone}" if gone else ""
+        st.info(f"{label}: {literal(', '.join(stale))} no longer exist{where}; dropped.")
+    else:
+        bad = [raw for raw in st.query_params.get_all(key) if raw not in options]
+        if bad:  # Streamlit drops them itself and keeps the valid ones
+            st.warning(
+                f"The page's address set {key} to {literal(', '.join(bad))}, which is not "
+                f"among the {label} options; using the valid ones only."
+            )
     return container.multiselect(label, options, key=key, **BOUND, **kwargs)
 
 
@@ -120,7 +265,13 @@ def bound_select_slider(label: str, key: str, options: Sequence, default, fmt, c
     """A select_slider kept in the URL by each option's formatted text."""
     shown = [fmt(o) for o in options]
     register(key, "choice", tuple(shown))
-    raw = st.query_params.get(key)
-    if raw is not None and raw not in shown:
-        link_note(key, raw, f"one of {', '.join(shown)}", fmt(default))
+    settle(
+        key,
+        label,
+        default,
+        keeps=lambda v: v in options,
+        accepts=lambda raw: raw in shown,
+        expected=choices_text(shown),
+        shown=fmt,
+    )
     return container.select_slider(label, options, default, format_func=fmt, key=key, **BOUND)

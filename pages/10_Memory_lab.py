@@ -132,7 +132,7 @@ st.dataframe(
 )
 
 st.subheader("3. Where each fact lives")
-fact = bound_select("fact", "fact", labels, labels[0])
+fact = bound_select("fact", "fact", labels, labels[0], gone="in this fact table")
 f = labels.index(fact)
 shares, bias = contributions_to(result.weights, X[f], E[objects[f]], act)
 order = np.argsort(-shares, kind="stable")
@@ -169,7 +169,9 @@ show(
 )
 
 st.subheader("4. One neuron as a key and a value")
-neuron = bound_select("neuron", "mneuron", neuron_names, neuron_names[int(order[0])])
+neuron = bound_select(
+    "neuron", "mneuron", neuron_names, neuron_names[int(order[0])], gone=f"now that d_ff = {d_ff}"
+)
 j = neuron_names.index(neuron)
 key_match = X @ result.weights["W1"][:, j] + result.weights["b1"][j]  # (F,)
 promoted = E @ result.weights["W2"][j]  # (V,)
@@ -205,7 +207,9 @@ st.caption(
 
 st.subheader("5. Switch neurons off")
 left, right = st.columns(2)
-off_names = bound_multiselect("switched off", "moff", neuron_names, left)
+off_names = bound_multiselect(
+    "switched off", "moff", neuron_names, left, gone=f"now that d_ff = {d_ff}"
+)
 top_n = bound_slider(f"plus the top n neurons for “{facts[f][0]}”", "topn", 0, 20, 0, 1, right)
 off = np.unique([neuron_names.index(n) for n in off_names] + list(order[:top_n])).astype(int)
 S_off = ablated_scores(result.weights, X, E, act, off)
@@ -276,7 +280,14 @@ st.markdown(
 )
 left, mid, right = st.columns(3)
 others = [w for w in VOCAB if w != facts[f][1]]
-new_word = bound_select(f"new object for “{facts[f][0]}”", "new_obj", others, others[0], left)
+new_word = bound_select(
+    f"new object for “{facts[f][0]}”",
+    "new_obj",
+    others,
+    others[0],
+    left,
+    gone=f"as a new object: it is already {facts[f][0]}'s",
+)
 apply = bound_toggle("Apply the edit", "apply_edit", False, mid)
 right.button("Reset", on_click=reset_edit)
 if apply:

@@ -7,7 +7,7 @@ from ffn_core import contributions, firing_mask, hidden, neuron_order
 from ffn_core.pretrained import Edit, cosine
 from ffn_ui import figures
 from ffn_ui import real_model as rm
-from ffn_ui.charts import neuron_labels, show
+from ffn_ui.charts import neuron_labels, same_position, show
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_slider, bound_text, bound_toggle
 
@@ -110,7 +110,7 @@ with right:
     words = net.value_vocabulary(layer, neuron, 10)
     show(
         figures.bars(
-            [w for w, _ in words],
+            [f"“{w}”" for w, _ in words],  # quoted: the word "nan" is a word, not a NaN
             [s for _, s in words],
             f"what {labels[neuron]}'s value vector points towards",
             "score",
@@ -134,7 +134,15 @@ st.subheader("4. Switch neurons off, and watch the sentence embedding move")
 left, right = st.columns([3, 1])
 other = bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left)
 token = tokens.index(
-    bound_select("token", "rm_tok", tokens, tokens[min(2, len(tokens) - 1)], right)
+    bound_select(
+        "token",
+        "rm_tok",
+        tokens,
+        tokens[min(2, len(tokens) - 1)],
+        right,
+        gone="in this sentence",
+        carry=same_position(tokens),
+    )
 )
 other_trace = rm.run(other)
 before = cosine(trace.embedding, other_trace.embedding)

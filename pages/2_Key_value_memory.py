@@ -117,8 +117,10 @@ def reset_edits() -> None:
     st.session_state.update(off=[], scale=1.0)
 
 
+if st.session_state.setdefault("scale_of", labels[j]) != labels[j]:
+    st.session_state.update(scale=1.0, scale_of=labels[j])  # a new neuron starts unscaled
 left, right = st.columns(2)
-off = bound_multiselect("switched off", "off", labels, left)
+off = bound_multiselect("switched off", "off", labels, left, gone=f"now that d_ff = {model.d_ff}")
 scale = bound_slider(f"scale {labels[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right)
 right.button("Reset", on_click=reset_edits)
 h_edit = h.copy()

@@ -5,7 +5,7 @@ import streamlit as st
 
 from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossover
 from ffn_ui import figures
-from ffn_ui.charts import show
+from ffn_ui.charts import same_position, show, tokens_gone
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_slider
 
@@ -29,8 +29,18 @@ coords = [f"out{c + 1}" for c in range(d)]
 
 st.subheader("1. Nudge one token, and only its row moves")
 left, mid, right = st.columns(3)
-token = bound_select("token to nudge", "ptok", model.token_labels, model.token_labels[0], left)
-coord = bound_number("coordinate", "coord", 1, model.d_model, 1, mid)
+token = bound_select(
+    "token to nudge",
+    "ptok",
+    model.token_labels,
+    model.token_labels[0],
+    left,
+    gone=tokens_gone(model),
+    carry=same_position(model.token_labels),
+)
+coord = bound_number(
+    "coordinate", "coord", 1, model.d_model, 1, mid, gone=f"now that d_model = {model.d_model}"
+)
 nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1, right)
 st.button("Preset: nudge the first coordinate by 1.5", on_click=preset_nudge_first)
 t = model.token_labels.index(token)
@@ -51,8 +61,16 @@ show(
 )
 
 st.subheader("2. Shuffle the tokens, and the outputs shuffle the same way")
-seed = bound_number("shuffle", "perm", 0, 999, 1)
+seed = bound_number(
+    "which shuffle",
+    "perm",
+    0,
+    999,
+    1,
+    help="Each number is one random order of the tokens; change it for another.",
+)
 perm = np.random.default_rng(seed).permutation(model.T)
+st.caption(f"New order: {', '.join(model.token_labels[i] for i in perm)}.")
 out_perm, _ = ffn_forward(x[perm], W1, b1, W2, b2, model.activation)
 st.metric("max |FFN(shuffled x) − shuffled FFN(x)|", f"{np.abs(out_perm - out[perm]).max():g}")
 show(

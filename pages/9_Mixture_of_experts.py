@@ -8,7 +8,7 @@ from ffn_core.costs import ffn_params, moe_flops_per_token, moe_params
 from ffn_core.init import init_weights
 from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
-from ffn_ui.charts import show
+from ffn_ui.charts import same_position, show, tokens_gone
 from ffn_ui.model import read_only
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider
@@ -111,7 +111,14 @@ right.metric(
 )
 
 st.subheader("4. One token's output, expert by expert")
-token = bound_select("token", "tok", model.token_labels, model.token_labels[0])
+token = bound_select(
+    "token",
+    "tok",
+    model.token_labels,
+    model.token_labels[0],
+    gone=tokens_gone(model),
+    carry=same_position(model.token_labels),
+)
 t = model.token_labels.index(token)
 shown = min(d_model, 24)
 parts = cache.gates[t][:, None] * cache.expert_out[t, :, :shown]  # (k, shown)

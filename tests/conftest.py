@@ -83,6 +83,49 @@ def numerical_grad(f, arr, eps=1e-6):
     return grad
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--walk-seeds",
+        default="1",
+        help="comma-separated seeds of the browser random walk; a failure prints its seed",
+    )
+
+
+def pytest_generate_tests(metafunc):
+    if "walk_seed" in metafunc.fixturenames:
+        seeds = [int(s) for s in metafunc.config.getoption("--walk-seeds").split(",")]
+        metafunc.parametrize("walk_seed", seeds)
+
+
+@pytest.fixture(scope="session")
+def server():
+    """One app server for every browser test of the run."""
+    from browser import AppServer, require_chromium
+
+    require_chromium()
+    app = AppServer()
+    app.start()
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for every browser test; each test opens its own fresh context."""
+    from browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
+    from playwright.sync_api import sync_playwright
+
+    require_chromium()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

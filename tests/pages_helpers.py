@@ -67,5 +67,12 @@ def warnings_text(at: AppTest) -> str:
     return " | ".join(w.value for w in [*at.warning, *at.info, *at.error])
 
 
+def link_noted(text: str, key: str, raw: str) -> bool:
+    """Whether a note says the page's address set `key` to `raw` (quoted, a long value cut),
+    or to a text too long to use whole."""
+    said = f"address set {key} to"
+    return said in text and (raw[:40] in text or f"of {len(raw):,} characters" in text)
+
+
 def relu(z):
     return np.maximum(z, 0)

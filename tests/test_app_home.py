@@ -56,4 +56,6 @@ def test_a_bad_link_value_falls_back_with_a_visible_note(home, raw):
     home.run()
     assert not home.exception
     assert home.slider(key="x1").value == 1.0
-    assert any(f"x1={raw!r}" in w.value and "using 1.0" in w.value for w in home.warning)
+    assert any(
+        f"address set x1 to `{raw}`" in w.value and "using `1.0`" in w.value for w in home.warning
+    )

@@ -4,120 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, AppServer, Reruns, require_chromium
+from browser import (
+    CHART_COUNTS,
+    DESKTOP,
+    PAGES,
+    PHONE,
+    chart_y,
+    no_exception,
+    nudge_slider,
+    open_page,
+    settled,
+    settled_chart_y,
+)
 from browser import screenshot as save_screenshot
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from ffn_core.init import init_weights
 from ffn_core.pretrained import Edit, cosine
 from ffn_core.weights_io import weights_to_npz
 from ffn_ui.real_model import DEFAULT
-
-EXPECT_TIMEOUT = 20_000  # ms: the first chart can take several seconds on a cold load
-PAGES = {
-    "home": "",
-    "neurons": "Neurons",
-    "key_value": "Key_value_memory",
-    "activations": "Activations",
-    "collapse": "Collapse",
-    "position_wise": "Position-wise",
-    "backprop": "Backprop",
-    "traps": "Traps",
-    "scale_and_cost": "Scale_and_cost",
-    "mixture_of_experts": "Mixture_of_experts",
-    "memory_lab": "Memory_lab",
-    "real_model": "Real_model",
-}
-# charts at the default model (Collapse hides its training until the learner predicts)
-CHART_COUNTS = {
-    "home": 1,
-    "neurons": 4,
-    "key_value": 4,
-    "activations": 3,
-    "collapse": 4,
-    "position_wise": 3,
-    "backprop": 9,
-    "traps": 0,  # every trap waits for a guess; the shown code is the main element
-    "scale_and_cost": 3,
-    "mixture_of_experts": 3,
-    "memory_lab": 7,
-    "real_model": 7,
-}
-
-
-@pytest.fixture(scope="module")
-def server():
-    require_chromium()
-    app = AppServer()
-    app.start()
-    try:
-        yield app
-    finally:
-        app.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-def open_page(browser, url, charts=1, viewport=DESKTOP):
-    """A fresh browser context on `url`, once its first run finished and charts are drawn."""
-    page = browser.new_context(viewport=viewport).new_page()
-    reruns = Reruns(page)
-    page.goto(url)
-    reruns.wait_for_more_than(0, page, timeout=EXPECT_TIMEOUT / 1000)
-    expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=EXPECT_TIMEOUT)
-    return page, reruns
-
-
-def no_exception(page):
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-
-
-def chart_y(page, index: int, trace_type: str) -> list[float]:
-    """The y values of a chart's first trace of a type, as the live Plotly graph drew them.
-
-    gd.data keeps the base64 form the server sent; gd._fullData holds the decoded arrays.
-    """
-    return (
-        page.locator(".js-plotly-plot")
-        .nth(index)
-        .evaluate(f"gd => Array.from(gd._fullData.find(t => t.type === '{trace_type}').y)")
-    )
-
-
-def settled(page, read, expected):
-    """read() once it equals `expected`, or its last value after 10 s.
-
-    A rerun replaces charts a moment after the script finishes, so poll rather than read once.
-    """
-    for _ in range(50):
-        value = read()
-        if value == expected:
-            break
-        page.wait_for_timeout(200)
-    return value
-
-
-def settled_chart_y(page, index: int, trace_type: str, expected: list[float]) -> list[float]:
-    return settled(page, lambda: chart_y(page, index, trace_type), expected)
-
-
-def nudge_slider(page, reruns, name: str):
-    """Move a slider one step right with the keyboard and wait for the rerun; the slider."""
-    slider = page.get_by_role("slider", name=name)
-    before = reruns.finished
-    slider.focus()
-    page.keyboard.press("ArrowRight")
-    reruns.wait_for_more_than(before, page)
-    return slider
 
 
 def heatmap_shape(page) -> list[int]:

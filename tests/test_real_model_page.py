@@ -54,8 +54,8 @@ def test_the_neuron_chart_and_corpus_table_follow_the_neuron(minilm):
     np.testing.assert_allclose(per_token, trace.ffn_act[2, :, 500], atol=1e-6)
     table = at.dataframe[0].value
     best = rm.corpus_top_tokens().examples(2, 500)
-    assert list(table["token"]) == [tokens[p] for _, tokens, p, _ in best]
-    words = [w for w, _ in minilm.value_vocabulary(2, 500, 10)]
+    assert list(table["token"]) == [f"“{tokens[p]}”" for _, tokens, p, _ in best]
+    words = [f"“{w}”" for w, _ in minilm.value_vocabulary(2, 500, 10)]  # quoted words
     assert traces(at, 3)[0]["y"] == words
 
 

@@ -10,7 +10,7 @@ import math
 
 import pytest
 import streamlit as st
-from pages_helpers import ALL_PAGES, open_page, warnings_text
+from pages_helpers import ALL_PAGES, link_noted, open_page, warnings_text
 
 from ffn_ui.url import REGISTRY_KEY
 
@@ -34,18 +34,23 @@ def accepts(rule: tuple, raw: str) -> bool:
     return len(raw) <= rule[1]  # text
 
 
-def cases() -> list[tuple[str | None, str, tuple]]:
-    """(page, key, rule) for every bound key, each on the first page that draws it."""
+# Settings under which a page draws controls it hides at its defaults.
+VARIANTS = [{}, {"tokens": "random"}, {"loss": "typed in"}]
+
+
+def cases() -> list[tuple[str | None, dict, str, tuple]]:
+    """(page, settings, key, rule) for every bound key, each on the first page that draws it."""
     st.cache_data.clear()
     st.cache_resource.clear()
     seen: dict[str, tuple] = {}
     found = []
-    for page in ALL_PAGES:
-        rules = open_page(page).session_state[REGISTRY_KEY]
-        for key, rule in rules.items():
-            if key not in seen:
-                seen[key] = rule
-                found.append((page, key, rule))
+    for variant in VARIANTS:
+        for page in ALL_PAGES:
+            rules = open_page(page, variant).session_state[REGISTRY_KEY]
+            for key, rule in rules.items():
+                if key not in seen:
+                    seen[key] = rule
+                    found.append((page, variant, key, rule))
     return found
 
 
@@ -53,7 +58,7 @@ CASES = cases()
 
 
 def test_every_page_registers_its_bound_controls():
-    keys = {key for _, key, _ in CASES}
+    keys = {key for _, _, key, _ in CASES}
     assert {
         "d_model",
         "d_ff",
@@ -68,17 +73,19 @@ def test_every_page_registers_its_bound_controls():
         "D",
         "cost_model",
         "E",
+        "T",
+        "dout",
     } <= keys
     assert len(keys) >= 40
 
 
-@pytest.mark.parametrize(("page", "key", "rule"), CASES, ids=[c[1] for c in CASES])
-def test_fuzzed_values_fall_back_with_a_note_and_never_raise(page, key, rule):
+@pytest.mark.parametrize(("page", "variant", "key", "rule"), CASES, ids=[c[2] for c in CASES])
+def test_fuzzed_values_fall_back_with_a_note_and_never_raise(page, variant, key, rule):
     for raw in FUZZ:
-        at = open_page(page, {key: raw})
+        at = open_page(page, {**variant, key: raw})
         assert not at.exception, (key, raw)
         text = warnings_text(at)
-        noted = f"{key}={raw!r}" in text or f"link's {key} is" in text
+        noted = link_noted(text, key, raw)
         assert noted == (not accepts(rule, raw)), (key, raw, text)
 
 

@@ -1,0 +1,245 @@
+"""In Chromium: any sequence of clicks, links and edits keeps every page working.
+
+AppTest cannot see this class of failure: a widget bound to the URL behaves differently in
+a real session (see browser.py). So these tests act as a person would, in a real browser
+against a real server: a seeded random walk on every page and across pages, the sequences
+that once crashed a page, and a bad address value typed into a session that already exists.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from browser import PAGES, open_page, server_log_tail
+from playwright.sync_api import expect
+from walk import Walker
+
+STEPS = 12  # random actions per page
+ROUNDS = 8  # page switches in the walk across pages
+PER_PAGE = 3  # random actions after each switch
+
+
+def check(walker: Walker, server, where: str, seed: int) -> None:
+    """Fail with the trail of actions, the seed to replay it and the server's last words."""
+    errors = walker.exceptions()
+    if errors:
+        trail = "\n  ".join(walker.trail)
+        pytest.fail(
+            f"{where}, seed {seed}: an exception after\n  {trail}\n\n{errors[0]}\n\n"
+            f"server log:\n{server_log_tail(server)}"
+        )
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_a_random_walk_on_each_page_never_shows_an_exception(server, browser, name, walk_seed):
+    page, reruns = open_page(browser, f"{server.url}/{PAGES[name]}", charts=None)
+    walker = Walker(page, reruns, random.Random(f"{walk_seed}:{name}"))
+    for _ in range(STEPS):
+        walker.step()
+        check(walker, server, f"/{PAGES[name]}", walk_seed)
+    assert len(walker.trail) == STEPS
+    print(f"/{PAGES[name]}, seed {walk_seed}:", *walker.trail, sep="\n  ")  # shown with -s
+    page.context.close()
+
+
+def test_a_random_walk_across_pages_carries_state_and_never_shows_an_exception(
+    server, browser, walk_seed
+):
+    page, reruns = open_page(browser, server.url, charts=None)
+    rng = random.Random(f"{walk_seed}:across")
+    walker = Walker(page, reruns, rng)
+    for _ in range(ROUNDS):
+        links = page.locator('[data-testid="stSidebarNav"] a').all()
+        link = rng.choice(links)
+        walker.trail.append(f"sidebar: {link.inner_text()!r}")
+        before = reruns.finished
+        link.click()
+        reruns.wait_for_more_than(before, page, timeout=90)
+        check(walker, server, "across pages", walk_seed)
+        for _ in range(PER_PAGE):
+            walker.step()
+            check(walker, server, "across pages", walk_seed)
+    page.context.close()
+
+
+# The sequences that crashed a page before: pick something, then change what it depends on.
+
+
+def pick(page, reruns, name: str, option: str) -> None:
+    before = reruns.finished
+    box = page.get_by_role("combobox", name=name, exact=True)
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    reruns.wait_for_more_than(before, page)
+
+
+def type_into(page, reruns, name: str, text: str) -> None:
+    before = reruns.finished
+    box = page.get_by_role("textbox", name=name, exact=True)
+    box.fill(text)
+    box.press("Enter")
+    reruns.wait_for_more_than(before, page)
+
+
+def set_number(page, reruns, name: str, value: int) -> None:
+    before = reruns.finished
+    box = page.get_by_role("spinbutton", name=name, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    reruns.wait_for_more_than(before, page)
+
+
+def press(page, reruns, name: str) -> None:
+    before = reruns.finished
+    page.get_by_role("button", name=name, exact=True).click()
+    reruns.wait_for_more_than(before, page)
+
+
+def shows(page, text: str) -> None:
+    expect(page.get_by_text(text)).to_be_visible()
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def chosen(page, name: str) -> str:
+    """The option a select box shows."""
+    return page.get_by_role("combobox", name=name, exact=True).input_value()
+
+
+def test_a_token_picked_then_the_lesson_preset(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Key_value_memory", charts=None)
+    pick(page, reruns, "token", "3: sat")
+    press(page, reruns, "Lesson")
+    shows(page, "token 3: sat no longer exists now that there is 1 token; showing 1: t1.")
+    assert chosen(page, "token") == "1: t1"
+    assert "tok=" not in page.url
+    page.context.close()
+
+
+def test_a_token_picked_then_a_shorter_sentence(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Neurons", charts=None)
+    pick(page, reruns, "token", "6: mat")
+    type_into(page, reruns, "sentence", "hello world")
+    shows(page, "token 6: mat no longer exists now that there are 2 tokens; showing 1: hello.")
+    assert chosen(page, "token") == "1: hello"
+    page.context.close()
+
+
+def test_a_token_picked_then_a_new_sentence_keeps_its_position(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Neurons", charts=None)
+    pick(page, reruns, "token", "3: sat")
+    type_into(page, reruns, "sentence", "a dog ran home")
+    expect(page.get_by_role("combobox", name="token", exact=True)).to_be_visible()
+    assert chosen(page, "token") == "3: ran"
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.context.close()
+
+
+def test_a_neuron_picked_then_a_smaller_d_ff(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Neurons", charts=None)
+    pick(page, reruns, "neuron", "n16")
+    set_number(page, reruns, "d_ff", 8)
+    shows(page, "neuron n16 no longer exists now that d_ff = 8; showing n1.")
+    assert chosen(page, "neuron") == "n1"
+    page.context.close()
+
+
+def test_a_real_model_token_picked_then_a_shorter_sentence(server, browser, minilm):
+    page, reruns = open_page(browser, f"{server.url}/Real_model", charts=None)
+    pick(page, reruns, "token", "8: [SEP]")
+    type_into(page, reruns, "your sentence", "Hi there.")
+    shows(page, "token 8: [SEP] no longer exists in this sentence; showing 2: there.")
+    page.context.close()
+
+
+def test_a_tiny_d_ff_a_long_sentence_then_the_small_preset_elsewhere(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Neurons", charts=None)
+    set_number(page, reruns, "d_ff", 1)
+    type_into(page, reruns, "sentence", "one two three four five six seven eight nine ten")
+    pick(page, reruns, "token", "10: ten")
+    before = reruns.finished
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Key value memory").click()
+    reruns.wait_for_more_than(before, page)
+    press(page, reruns, "Small")
+    expect(page.get_by_role("spinbutton", name="d_ff", exact=True)).to_have_value("16")
+    assert chosen(page, "token") == "10: ten"  # the sentence did not change, so neither did it
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    page.context.close()
+
+
+def test_key_value_scale_starts_at_1_for_each_new_neuron(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Key_value_memory?neuron=n3&scale=2.0", None)
+    slider = page.get_by_role("slider", name="scale n3 by")
+    assert slider.get_attribute("aria-valuetext") == "2.00"  # a link reproduces its scale
+    pick(page, reruns, "neuron", "n5")
+    expect(page.get_by_role("slider", name="scale n5 by")).to_have_attribute(
+        "aria-valuetext", "1.00"
+    )
+    assert "scale=" not in page.url
+    page.context.close()
+
+
+# A bad value typed into the address of a session that already exists. The browser keeps
+# the session when only the history changes (back, forward, or a pushed address), so this
+# is what a visitor editing a link in place or pressing Back sends.
+
+
+def bad_value(rule: tuple) -> str:
+    kind = rule[0]
+    if kind == "number":
+        return "inf" if rule[3] else "abc"  # inf once crashed whole-number inputs
+    if kind == "choice":
+        return "nope"
+    if kind == "bool":
+        return "maybe"
+    return "x" * (rule[1] + 10)  # text
+
+
+def change_address(page, reruns, query: str) -> None:
+    before = reruns.finished
+    page.evaluate(
+        """q => {
+            history.pushState({}, '', location.pathname + q);
+            dispatchEvent(new PopStateEvent('popstate', {state: {}}));
+        }""",
+        query,
+    )
+    reruns.wait_for_more_than(before, page, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def bound_keys() -> dict[tuple, list[tuple[str, tuple]]]:
+    """Every bound key and its rule, grouped by the page (and settings) that draws it."""
+    from test_url_fuzz import CASES
+
+    grouped: dict[tuple, list] = {}
+    for page, variant, key, rule in CASES:
+        grouped.setdefault((page, tuple(variant.items())), []).append((key, rule))
+    return grouped
+
+
+def url_path(page: str | None) -> str:
+    if page is None:
+        return ""
+    return page.split("_", 1)[1].removesuffix(".py")
+
+
+def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(
+    server, browser, bound_keys
+):
+    checked = []
+    for (page_file, variant), keys in bound_keys.items():
+        query = "".join(f"&{k}={v}" for k, v in variant)
+        path = f"/{url_path(page_file)}"
+        page, reruns = open_page(browser, f"{server.url}{path}?{query[1:]}", charts=None)
+        for key, rule in keys:
+            raw = bad_value(rule)
+            change_address(page, reruns, f"?{key}={raw}{query}")
+            notes = " | ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())
+            errors = page.locator('[data-testid="stException"]').all_inner_texts()
+            assert not errors, (path, key, raw, errors, server_log_tail(server))
+            assert f"address set {key} to" in notes, (path, key, raw, notes)
+            checked.append(key)
+        page.context.close()
+    assert len(checked) >= 45

@@ -1,0 +1,208 @@
+"""A seeded random walk through a page's controls, the way a person clicks through them.
+
+Each step picks one visible control at random (a select box, radio, pills, number, text,
+button, toggle, slider or expander), does something a person could do with it, waits for
+the rerun it causes, and records what it did. The trail is what a failing test prints, and
+the seed replays it: `python -m pytest tests/test_browser_walk.py --walk-seeds=7`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from playwright.sync_api import Error as PlaywrightError
+
+# Every kind of control a person can change, found by Streamlit's test ids.
+CONTROLS = {
+    "select": '[data-testid="stSelectbox"]',
+    "multiselect": '[data-testid="stMultiSelect"]',
+    "radio": '[data-testid="stRadio"] label',
+    "pills": '[data-testid="stButtonGroup"] button',
+    "number": '[data-testid="stNumberInput"] input',
+    "text": '[data-testid="stTextInput"] input',
+    "textarea": '[data-testid="stTextArea"] textarea',
+    "button": '[data-testid="stButton"] button',
+    "toggle": '[data-testid="stCheckbox"] label',
+    "slider": '[data-testid="stSlider"] [role="slider"]',
+    "expander": '[data-testid="stExpander"] summary',
+}
+# Numbers a person might type: edge values, zero, negatives and far past any cap.
+NUMBERS = ["0", "-1", "1", "2", "3", "5", "8", "16", "64", "100", "999", "100000"]
+# Sentences shorter and longer than the defaults, with odd characters.
+SENTENCES = [
+    "hello world",
+    "hi",
+    "",
+    "a",
+    "the cat sat on the mat and then the dog sat on the cat while the bird sang " * 3,
+    "Paris is the capital of France.",
+    "été naïve café 42 — 🙂 <b>x</b> [link](https://evil.example)",
+    "the the the the the the the the the",
+    "1, 2, 3",
+]
+KEYS = ["ArrowRight", "ArrowLeft", "Home", "End", "PageUp", "PageDown"]
+EXCEPTION = '[data-testid="stException"]'
+
+
+@dataclass
+class Walker:
+    """Random real actions on one browser page; `reruns` counts its finished script runs."""
+
+    page: object
+    reruns: object
+    rng: random.Random
+    trail: list[str] = field(default_factory=list)
+
+    def step(self) -> None:
+        """One random action on one visible control, then wait until the app is idle."""
+        found = self.visible_controls()
+        for _ in range(20):  # a page that just loaded may still be drawing its controls
+            if found:
+                break
+            self.page.wait_for_timeout(250)
+            found = self.visible_controls()
+        if not found:
+            self.trail.append("(no control to act on)")
+            return
+        kind, control = self.rng.choice(found)
+        before = self.reruns.finished
+        try:
+            what = getattr(self, f"_{kind}")(control)
+        except PlaywrightError as err:  # the control moved or closed under us: not an app error
+            what = (
+                f"{kind} {self.label(control)!r}: could not act ({str(err).splitlines()[0][:80]})"
+            )
+            self.page.keyboard.press("Escape")
+        self.trail.append(what)
+        self.wait_after(before)
+
+    def visible_controls(self) -> list[tuple[str, object]]:
+        found = []
+        for kind, selector in CONTROLS.items():
+            for control in self.page.locator(selector).all():
+                if control.is_visible() and control.is_enabled():
+                    found.append((kind, control))
+        return found
+
+    def wait_after(self, before: int, quiet: float = 1.0, longest: float = 90) -> None:
+        """Wait for the rerun an action started, if any, and then for the app to be idle."""
+        start = time.monotonic()
+        while self.reruns.finished <= before and time.monotonic() - start < quiet:
+            if self.running():
+                break
+            self.page.wait_for_timeout(50)
+        idle_since = None
+        while time.monotonic() - start < longest:  # idle for 300 ms: no second run queued
+            if self.running():
+                idle_since = None
+            elif idle_since is None:
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since > 0.3:
+                break
+            self.page.wait_for_timeout(50)
+
+    def running(self) -> bool:
+        return self.page.locator('[data-testid="stApp"][data-test-script-state="running"]').count()
+
+    def exceptions(self) -> list[str]:
+        return [e.inner_text()[:500] for e in self.page.locator(EXCEPTION).all()]
+
+    def label(self, control) -> str:
+        """The control's label, read from the nearest widget around it."""
+        text = control.evaluate(
+            """el => {
+                const widget = el.closest('[data-testid="stElementContainer"]');
+                const label = widget && widget.querySelector('[data-testid="stWidgetLabel"]');
+                return (label ? label.innerText : el.innerText || el.getAttribute('aria-label')
+                        || '').trim();
+            }"""
+        )
+        return " ".join(text.split())[:60]
+
+    # One method per kind of control: do it, and say what was done.
+    def _select(self, control) -> str:
+        name = self.label(control)
+        text = self.choose_option(control)
+        return f"select {name!r}: {text!r}"
+
+    def choose_option(self, control) -> str:
+        """Open a select box or multiselect and click one of its options at random."""
+        options = self.page.get_by_role("option")
+        for attempt in range(3):  # a rerun that lands just then closes the list again
+            control.get_by_role("combobox").click()
+            try:
+                options.first.wait_for(timeout=2000)
+                break
+            except PlaywrightError:
+                if attempt == 2:
+                    raise
+                self.page.keyboard.press("Escape")
+                self.wait_after(self.reruns.finished)
+        choice = self.rng.choice(options.all())
+        text = choice.inner_text()
+        choice.click()
+        return text
+
+    def _multiselect(self, control) -> str:
+        name = self.label(control)
+        removers = control.locator('button[aria-label^="Remove "]').all()
+        if removers and self.rng.random() < 0.4:
+            remover = self.rng.choice(removers)
+            what = remover.get_attribute("aria-label")
+            remover.click()
+            return f"multiselect {name!r}: {what}"
+        text = self.choose_option(control)
+        self.page.keyboard.press("Escape")
+        return f"multiselect {name!r}: added {text!r}"
+
+    def _radio(self, control) -> str:
+        control.click()
+        return f"radio {self.label(control)!r}: {control.inner_text()!r}"
+
+    def _pills(self, control) -> str:
+        control.click()
+        return f"pills {control.inner_text()!r}"
+
+    def _number(self, control) -> str:
+        name = self.label(control)
+        value = self.rng.choice(NUMBERS)
+        control.fill(value)
+        control.press("Enter")
+        return f"number {name!r}: {value}"
+
+    def _text(self, control) -> str:
+        name = self.label(control)
+        value = self.rng.choice(SENTENCES)
+        control.fill(value)
+        control.press("Enter")
+        return f"text {name!r}: {value[:40]!r}"
+
+    def _textarea(self, control) -> str:
+        name = self.label(control)
+        value = self.rng.choice(SENTENCES)
+        control.fill(value)
+        control.press("Tab")
+        return f"textarea {name!r}: {value[:40]!r}"
+
+    def _button(self, control) -> str:
+        text = control.inner_text()
+        control.click()
+        return f"button {text!r}"
+
+    def _toggle(self, control) -> str:
+        control.click()
+        return f"toggle {control.inner_text()!r}"
+
+    def _slider(self, control) -> str:
+        name = control.get_attribute("aria-label") or self.label(control)
+        control.focus()
+        keys = [self.rng.choice(KEYS) for _ in range(self.rng.randint(1, 3))]
+        for key in keys:
+            self.page.keyboard.press(key)
+        return f"slider {name!r}: {' '.join(keys)}"
+
+    def _expander(self, control) -> str:
+        control.click()
+        return f"expander {control.inner_text()[:40]!r}"
