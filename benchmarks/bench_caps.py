@@ -14,40 +14,9 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from harness.caps import MAX, PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
-MAX = {"d_model": "1024", "d_ff": "4096", "tokens": "random", "T": "64", "act": "GELU"}
-PAGES = {
-    "Home": (None, {}),
-    "Neurons": ("pages/1_Neurons.py", {"view": "pre-activation"}),
-    "Key–value": ("pages/2_Key_value_memory.py", {"neuron": "n4096"}),
-    "Activations": ("pages/3_Activations.py", {"range": "10.0"}),
-    "Collapse": (
-        "pages/4_Collapse.py",
-        {"L": "12", "guess": "no", "bigger": "true", "task": "spiral"},
-    ),
-    "Position-wise": ("pages/5_Position-wise.py", {"coord": "1024"}),
-    "Backprop": ("pages/6_Backprop.py", {"B": "4"}),
-    "Traps": (
-        "pages/7_Traps.py",
-        {
-            "D": "8",
-            "H": "8",
-            "guess_stride": "the same answer",
-            "guess_t": "the same answer",
-            "guess_clamp": "no",
-        },
-    ),
-    "Scale & cost": ("pages/8_Scale_and_cost.py", {"layers": "96", "seq_T": "131,072"}),
-    "Mixture of experts": ("pages/9_Mixture_of_experts.py", {"E": "16", "k": "16"}),
-    "Memory lab": (
-        "pages/10_Memory_lab.py",
-        {"mem_dff": "256", "topn": "20", "apply_edit": "true"},
-    ),
-    "Real model": (
-        "pages/11_Real_model.py",
-        {"rm_text": ("word " * 40).strip(), "rm_cols": "256", "rm_k": "256"},
-    ),
-}
 
 
 def at_max(page: str | None, extra: dict[str, str]) -> AppTest:

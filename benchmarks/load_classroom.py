@@ -20,22 +20,18 @@ import base64
 import json
 import random
 import statistics
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 
 import numpy as np
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from browser import AppServer  # noqa: E402  (the tests' server starter, reused)
+from harness.server import AppServer
 
 
 @dataclass
@@ -79,18 +75,6 @@ SCENARIOS = {
 class Student:
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-
-def server_cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100  # utime + stime, in clock ticks of 10 ms
-
-
-def server_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def first_chart_x_max(spec: str) -> float:
@@ -191,12 +175,11 @@ def main() -> None:
 
     app = AppServer()
     app.start()
-    pid = app.process.pid
     try:
         warm = Student()
         warm_up = (app.port, scenario, 1, 0, warm, threading.Barrier(1), args.full_reruns)
         student(*warm_up)  # fills the caches, as the first visitor of a lesson would
-        rss_warm = server_rss_mb(pid)
+        rss_warm = app.memory_mb()
         students = [Student() for _ in range(args.students)]
         start = threading.Barrier(args.students + 1)
         threads = [
@@ -209,14 +192,14 @@ def main() -> None:
         for thread in threads:
             thread.start()
         start.wait()
-        cpu_before, began = server_cpu_seconds(pid), time.perf_counter()
+        cpu_before, began = app.cpu_seconds(), time.perf_counter()
         rss_peak = rss_warm
         while any(t.is_alive() for t in threads):
-            rss_peak = max(rss_peak, server_rss_mb(pid))
+            rss_peak = max(rss_peak, app.memory_mb())
             time.sleep(0.5)
-        elapsed, cpu = time.perf_counter() - began, server_cpu_seconds(pid) - cpu_before
+        elapsed, cpu = time.perf_counter() - began, app.cpu_seconds() - cpu_before
         time.sleep(3)
-        rss_after = server_rss_mb(pid)
+        rss_after = app.memory_mb()
     finally:
         app.stop()
 

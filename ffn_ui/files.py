@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 
 import numpy as np
 import streamlit as st
@@ -10,20 +10,21 @@ import streamlit as st
 from ffn_core.weights_io import weights_from_file, weights_to_json, weights_to_npz
 
 
-def weight_files(weights: dict[str, np.ndarray], container) -> None:
-    """Download the current weights (built only on click) and upload replacements."""
+def weight_files(weights: Callable[[], dict[str, np.ndarray]], container) -> None:
+    """Download the current weights (built only on click, from `weights()`) and upload
+    replacements."""
     container.caption("Weights as files (x @ W: W1 is d_model × d_ff)")
     left, right = container.columns(2)
     left.download_button(
         "NPZ",
-        lambda: weights_to_npz(weights),
+        lambda: weights_to_npz(weights()),
         "ffn_weights.npz",
         "application/octet-stream",
         on_click="ignore",
     )
     right.download_button(
         "JSON",
-        lambda: weights_to_json(weights),
+        lambda: weights_to_json(weights()),
         "ffn_weights.json",
         "application/json",
         on_click="ignore",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
@@ -12,6 +15,8 @@ from ffn_ui.model import MAX_EDIT, random_tokens, random_weights, sentence_vecto
 from ffn_ui.url import bound_number, bound_text
 
 DEFAULT_TEXT = "the cat sat on the mat"
+Arrays = dict[str, np.ndarray]
+Source = Callable[[], Arrays]  # gives the weights again, when a download is clicked
 
 
 def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, list[str]]:
@@ -59,31 +64,47 @@ def edited_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
     return x
 
 
-def model_weights(init: str, d_model: int, d_ff: int, seed: int) -> dict[str, np.ndarray]:
+def model_weights(init: str, d_model: int, d_ff: int, seed: int) -> tuple[Arrays, Source]:
+    """The weights, and how to get them again later (for a download, when it is clicked).
+
+    Random weights are shared through a bounded cache and may leave it; a session keeps
+    only how to draw them again, never the arrays, so it cannot pin 67 MB per visitor.
+    Edited and uploaded weights already live in the session.
+    """
     if init in ("normal", "Xavier"):
         drop_url_value("w")
-        return random_weights(d_model, d_ff, init.lower(), seed)
+        return shared_random(d_model, d_ff, init.lower(), seed)
     if init == "uploaded":
         uploaded = st.session_state.get("uploaded_weights")
         if editing.fits(uploaded, weight_shapes(d_model, d_ff)):
             keep_small_weights_in_url(uploaded)
-            return uploaded
+            return uploaded, lambda: uploaded
         if "w" in st.query_params and "uploaded_weights" not in st.session_state:
-            return hand_weights(d_model, d_ff, seed)  # a shared link carries them
+            return own(hand_weights(d_model, d_ff, seed))  # a shared link carries them
         st.info(
             "No uploaded weights of this size yet: upload a file under the weights "
             "settings. Showing random normal weights meanwhile."
         )
         drop_url_value("w")
-        return random_weights(d_model, d_ff, "normal", seed)
+        return shared_random(d_model, d_ff, "normal", seed)
     if d_model > MAX_EDIT or d_ff > MAX_EDIT:
         st.info(
             f"Weights can be edited up to d_model, d_ff ≤ {MAX_EDIT}; showing random "
             "normal weights instead."
         )
         drop_url_value("w")
-        return random_weights(d_model, d_ff, "normal", seed)
-    return hand_weights(d_model, d_ff, seed)
+        return shared_random(d_model, d_ff, "normal", seed)
+    return own(hand_weights(d_model, d_ff, seed))
+
+
+def shared_random(d_model: int, d_ff: int, scheme: str, seed: int) -> tuple[Arrays, Source]:
+    return random_weights(d_model, d_ff, scheme, seed), partial(
+        random_weights, d_model, d_ff, scheme, seed
+    )
+
+
+def own(weights: Arrays) -> tuple[Arrays, Source]:
+    return weights, lambda: weights
 
 
 def hand_weights(d_model: int, d_ff: int, seed: int) -> dict[str, np.ndarray]:

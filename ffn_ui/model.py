@@ -51,15 +51,36 @@ def read_only(arrays):
         arr.flags.writeable = False
 
 
-@st.cache_resource(max_entries=6, show_spinner=False)
+# Weights are cached in two tiers, so that a visitor asking for seed after seed at the caps
+# cannot hold more than two large sets (at most 67 MB each, float64 at 1024 x 4096), while
+# a class exploring small models keeps many. Below the threshold an entry holds at most
+# 0.27 MB; a miss on a large one costs a fraction of a second to draw again.
+SMALL_WEIGHTS = 16_384  # d_model * d_ff
+
+
 def random_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
     """Shared by every session and never written to, so GPT-2-sized weights exist once."""
+    cached = small_weights if d_model * d_ff <= SMALL_WEIGHTS else large_weights
+    return cached(d_model, d_ff, scheme, seed)
+
+
+@st.cache_resource(max_entries=64, ttl=3600, show_spinner=False)
+def small_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
+    return drawn_weights(d_model, d_ff, scheme, seed)
+
+
+@st.cache_resource(max_entries=2, ttl=3600, show_spinner=False)
+def large_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
+    return drawn_weights(d_model, d_ff, scheme, seed)
+
+
+def drawn_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
     weights = init_weights(d_model, d_ff, scheme, seed)
     read_only(weights.values())
     return weights
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def sentence_vectors(words: tuple[str, ...], d_model: int) -> np.ndarray:
     return embed_words(list(words), d_model)
 
@@ -72,3 +93,12 @@ def random_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
 def token_labels(words: list[str]) -> list[str]:
     """Numbered labels, so a repeated word stays its own row in every figure."""
     return [f"{i + 1}: {w}" for i, w in enumerate(words)]
+
+
+@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+def expert(d_model: int, d_ff: int, e: int, seed: int) -> dict[str, np.ndarray]:
+    """Expert e's weights, shared read-only. One expert is an entry (at most 4.2 MB, at
+    256 x 1024), so the cache holds at most 16 experts, whatever sizes visitors ask for."""
+    weights = init_weights(d_model, d_ff, "normal", seed=seed + 1 + e)
+    read_only(weights.values())
+    return weights

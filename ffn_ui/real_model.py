@@ -85,20 +85,22 @@ def apply_preset(name: str) -> None:
     )
 
 
-@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 (91 MB) …")
+@st.cache_resource(max_entries=1, show_spinner="Loading all-MiniLM-L6-v2 (91 MB) …")
 def minilm() -> MiniLM:
     """Read once per server process; its arrays are read-only, so sessions can share it."""
     return load_minilm()
 
 
-@st.cache_resource(show_spinner="Running the model over the 285-sentence corpus, once …")
+@st.cache_resource(
+    max_entries=1, show_spinner="Running the model over the 285-sentence corpus, once …"
+)
 def corpus_top_tokens() -> TopTokens:
     top = top_activating_tokens(minilm(), load_corpus())
     read_only([top.sentence, top.position, top.value])
     return top
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)
 def run(text: str) -> Trace:
     """The sentence's trace, shared by every session, not copied, and read-only.
 
@@ -110,7 +112,7 @@ def run(text: str) -> Trace:
     return trace
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
 def edited_states(text: str, edits: tuple[Edit, ...]) -> tuple[np.ndarray, np.ndarray]:
     """hidden_states (L + 1, T, d_model) and the embedding after `edits`.
 
@@ -121,7 +123,7 @@ def edited_states(text: str, edits: tuple[Edit, ...]) -> tuple[np.ndarray, np.nd
     return trace.hidden_states, trace.embedding
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
 def attribution(text: str, other: str) -> np.ndarray:
     """(L, d_ff): each neuron's activation × gradient for cos(text, other)."""
     _, scores = minilm().neuron_attribution(text, run(other).embedding)
@@ -238,6 +240,12 @@ def value_sum_table(parts: np.ndarray, b2: np.ndarray, h: np.ndarray, labels: li
     return table, total
 
 
+def layer_csv(text: str, layer: int) -> str:
+    """activations_csv of the sentence's layer, from the shared run (for a download)."""
+    trace = run(text)
+    return activations_csv(token_labels(trace.tokens), trace.ffn_act[layer])
+
+
 def activations_csv(tokens: list[str], h: np.ndarray) -> str:
     """One layer's activations as CSV: a row per token, a column per neuron (n1 …)."""
     columns = [f"n{j + 1}" for j in range(h.shape[1])]
@@ -246,13 +254,14 @@ def activations_csv(tokens: list[str], h: np.ndarray) -> str:
 
 @st.fragment
 def switch_off_section(
-    text: str, trace: Trace, other: Trace, layer: int, neuron: int, token: int, presenter: bool
+    text: str, other_text: str, layer: int, neuron: int, token: int, presenter: bool
 ) -> None:
     """Section 4's switches and what they do; its controls rerun only this section.
 
-    It lives here rather than in the page so that a session keeps only these arguments
-    for its fragment, not every array of the page's last run.
+    A session keeps a fragment's arguments between its reruns, so they are the sentences
+    and choices only: the traces come from the shared cache, and a session never pins one.
     """
+    trace, other = run(text), run(other_text)
     tokens, labels = token_labels(trace.tokens), neuron_labels(trace.ffn_act.shape[-1])
     left, right = st.columns(2)
     mode = bound_select(

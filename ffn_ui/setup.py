@@ -9,20 +9,14 @@ its own link, and returns the Model the page computes on.
 from __future__ import annotations
 
 import streamlit as st
-from threadpoolctl import threadpool_limits
 
 from ffn_core.init import lesson_example
 from ffn_ui import editing
 from ffn_ui.files import show_upload_result, weight_files
 from ffn_ui.inputs import model_weights, tokens
 from ffn_ui.model import ACTIVATION_LABELS, MAX_EDIT, Model
+from ffn_ui.server import configure_process, hand_back_freed_memory
 from ffn_ui.url import bound_number, bound_select, bound_toggle
-
-# One server answers many sessions on two cores. OpenBLAS's extra thread spins for a while
-# after each parallel product, taking a core from the next session's rerun without making
-# this one faster: a Real model rerun cost 255 ms of server CPU with it, 104 ms without
-# (benchmarks/RESULTS.md). So every page runs its products on one BLAS thread.
-threadpool_limits(limits=1, user_api="blas")
 
 INIT_OPTIONS = ("normal", "Xavier", "hand-edited", "uploaded")
 TOKEN_OPTIONS = ("sentence", "random", "edited")
@@ -33,8 +27,11 @@ html { font-size: 24px !important; }
 
 
 def setup_page(title: str) -> None:
-    """Page config first: Streamlit requires it before any other element."""
+    """Page config first: Streamlit requires it before any other element. Then what the
+    server process sets for itself (ffn_ui/server.py)."""
     st.set_page_config(page_title=f"{title} · FFN Explorer", page_icon="⏳", layout="wide")
+    configure_process()
+    hand_back_freed_memory()
 
 
 def setup(title: str, heading: str, intro: str) -> Model:
@@ -83,8 +80,8 @@ def setup(title: str, heading: str, intro: str) -> Model:
         "tokens from", "tokens", TOKEN_OPTIONS, "sentence", sidebar, radio=True, horizontal=True
     )
     x, labels = tokens(mode, d_model, seed, sidebar)
-    weights = model_weights(init, d_model, d_ff, seed)
-    weight_files(weights, more)
+    weights, again = model_weights(init, d_model, d_ff, seed)
+    weight_files(again, more)
     return Model(
         d_model=d_model,
         d_ff=d_ff,

@@ -1,42 +1,54 @@
-"""Trained toy models, kept per process so a rerun or a second visitor reuses them."""
+"""Trained toy models, kept per process so a rerun or a second visitor reuses them.
+
+Streamlit's cache holds a lock per setting: when twenty students open the same untrained
+setting at once, one session trains and the others wait for its result.
+"""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import streamlit as st
 
+from ffn_core.memory import train_memory
 from ffn_core.training import TASKS, TrainResult, make_task, train_ffn
 from ffn_ui.model import read_only
 
-MAX_KEPT = 32
+# Collapse can ask for 7 tasks x (the linear network and 4 activations) x 2 sizes: 70
+# settings. A result is a few kB (d_ff <= 64 on two inputs, at most 2,000 losses).
+MAX_KEPT = 80
 
 
-@st.cache_resource(show_spinner=False)
-def _store() -> OrderedDict:
-    return OrderedDict()
-
-
+@st.cache_resource(max_entries=MAX_KEPT, ttl=3 * 3600, show_spinner=False)
 def trained(task: str, activation: str, d_ff: int, steps: int, seed: int) -> TrainResult:
-    """Train once per setting, with a progress bar; later calls return the stored result."""
-    store = _store()
-    key = (task, activation, d_ff, steps, seed)
-    if key not in store:
-        X, y = make_task(task, seed=seed)
-        bar = st.progress(0.0, text=f"Training with {activation} …")
-        store[key] = train_ffn(
-            X,
-            y,
-            TASKS[task],
-            d_ff,
-            activation,
-            steps,
-            seed=seed,
-            progress=lambda step: bar.progress(step / steps),
-        )
-        bar.empty()
-        result = store[key]
-        read_only([*result.weights.values(), result.losses, result.scores])
-        if len(store) > MAX_KEPT:
-            store.popitem(last=False)
-    return store[key]
+    """Train once per setting, with a progress bar; shared read-only by every session."""
+    X, y = make_task(task, seed=seed)
+    bar = st.progress(0.0, text=f"Training with {activation} …")
+    result = train_ffn(
+        X,
+        y,
+        TASKS[task],
+        d_ff,
+        activation,
+        steps,
+        seed=seed,
+        progress=lambda step: bar.progress(step / steps),
+    )
+    bar.empty()
+    read_only([*result.weights.values(), result.losses, result.scores])
+    return result
+
+
+@st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
+def trained_memory(facts: tuple, d_model: int, d_ff: int, activation: str, seed: int):
+    """The Memory lab's fact store, trained once per setting, shared read-only."""
+    bar = st.progress(0.0, text="Training the fact store …")
+    result = train_memory(
+        list(facts),
+        d_model,
+        d_ff,
+        activation,
+        seed,
+        progress=lambda step: bar.progress(min(step / 1500, 1.0)),
+    )
+    bar.empty()
+    read_only([*result.weights.values(), result.losses, result.recall])
+    return result

@@ -12,17 +12,18 @@ from ffn_core.memory import (
     fact_indices,
     rank_one_edit,
     scores,
-    train_memory,
     vocab_embeddings,
 )
 from ffn_core.moe import softmax
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
-from ffn_ui.model import read_only
 from ffn_ui.setup import setup
+from ffn_ui.training_cache import trained_memory
 from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_toggle
 
 MIN_D_MODEL = 16  # 54 word vectors need room to be told apart
+MAX_D_MODEL = 128  # wider adds nothing to 54 words, and each trained store is kept in memory
 CAPACITY_WIDTHS = (1, 2, 3, 4, 8, 16, 32, 64)
 INTRO = (
     "“The knowledge lives in the MLPs” is a claim about keys and values. Here it can be "
@@ -33,33 +34,12 @@ INTRO = (
 )
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def trained(facts: tuple, d_model: int, d_ff: int, activation: str, seed: int):
-    """Train once per setting, shared read-only by every session."""
-    bar = st.progress(0.0, text="Training the fact store …")
-    result = train_memory(
-        list(facts),
-        d_model,
-        d_ff,
-        activation,
-        seed,
-        progress=lambda step: bar.progress(min(step / 1500, 1.0)),
-    )
-    bar.empty()
-    read_only([*result.weights.values(), result.losses, result.recall])
-    return result
-
-
-def reset_edit() -> None:
-    st.session_state.update(apply_edit=False)
-
-
 model = setup("Memory lab", "Memory lab: where the facts live", INTRO)
-d_model = model.d_model if model.d_model >= MIN_D_MODEL else 32
+d_model = min(model.d_model, MAX_D_MODEL) if model.d_model >= MIN_D_MODEL else 32
 if d_model != model.d_model:
     st.info(
-        f"The fact store needs d_model ≥ {MIN_D_MODEL}; it uses {d_model} "
-        f"(the sidebar has {model.d_model})."
+        f"The fact store uses d_model = {d_model} (the sidebar has {model.d_model}): it needs "
+        f"at least {MIN_D_MODEL} to tell 54 words apart, and at most {MAX_D_MODEL} is plenty."
     )
 act = model.activation
 
@@ -90,7 +70,7 @@ facts = list(dict.fromkeys(known))  # unique, in order
 if not facts:
     st.error("Add at least one pair of words from the vocabulary.")
     st.stop()
-result = trained(tuple(facts), d_model, d_ff, act, 0)
+result = trained_memory(tuple(facts), d_model, d_ff, act, 0)
 E = vocab_embeddings(d_model)
 subjects, objects = fact_indices(facts)
 X = E[subjects]  # (F, d_model)
@@ -238,7 +218,7 @@ curve = [
     for q in fractions
 ]
 widths = list(CAPACITY_WIDTHS)
-by_width = [trained(tuple(facts), d_model, w, act, 0).recall[-1] for w in widths]
+by_width = [trained_memory(tuple(facts), d_model, w, act, 0).recall[-1] for w in widths]
 left, right = st.columns(2)
 with left:
     show(
@@ -289,7 +269,7 @@ new_word = bound_select(
     gone=f"as a new object: it is already {facts[f][0]}'s",
 )
 apply = bound_toggle("Apply the edit", "apply_edit", False, mid)
-right.button("Reset", on_click=reset_edit)
+preset_button(right, "Reset", apply_edit=False)
 if apply:
     new_index = VOCAB.index(new_word)
     W2_new, change = rank_one_edit(result.weights, X, f, E[new_index], E[objects[f]], E, act)

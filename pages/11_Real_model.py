@@ -1,5 +1,7 @@
 """Real model: the same keys and values inside all-MiniLM-L6-v2, run by our NumPy code."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
@@ -65,7 +67,7 @@ show(
 )
 st.download_button(
     f"Download layer {layer + 1}'s activations, every token and all {net.d_ff} neurons (CSV)",
-    data=lambda: rm.activations_csv(tokens, h),  # built only when clicked
+    data=partial(rm.layer_csv, text, layer),  # built only when clicked, from the cache
     file_name=f"minilm-layer{layer + 1}-activations.csv",
     mime="text/csv",
     on_click="ignore",
@@ -146,7 +148,7 @@ token = tokens.index(
 )
 other_trace = rm.run(other)
 before = cosine(trace.embedding, other_trace.embedding)
-rm.switch_off_section(text, trace, other_trace, layer, neuron, token, model.presenter)
+rm.switch_off_section(text, other, layer, neuron, token, model.presenter)
 
 st.subheader("5. Which neurons matter for the similarity of the two sentences")
 scores = rm.attribution(text, other)  # (L, d_ff)

@@ -5,6 +5,7 @@ import streamlit as st
 
 from ffn_core import ffn_forward
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_multiselect, bound_slider
@@ -113,16 +114,12 @@ show(
 st.subheader("4. Switch neurons off, or turn one up")
 
 
-def reset_edits() -> None:
-    st.session_state.update(off=[], scale=1.0)
-
-
 if st.session_state.setdefault("scale_of", labels[j]) != labels[j]:
     st.session_state.update(scale=1.0, scale_of=labels[j])  # a new neuron starts unscaled
 left, right = st.columns(2)
 off = bound_multiselect("switched off", "off", labels, left, gone=f"now that d_ff = {model.d_ff}")
 scale = bound_slider(f"scale {labels[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right)
-right.button("Reset", on_click=reset_edits)
+preset_button(right, "Reset", off=[], scale=1.0)
 h_edit = h.copy()
 h_edit[[labels.index(name) for name in off]] = 0.0
 h_edit[j] *= scale

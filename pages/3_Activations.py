@@ -8,10 +8,11 @@ from ffn_core import ACTIVATIONS, hidden
 from ffn_core.activations import silu
 from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.model import ACTIVATION_LABELS
+from ffn_ui.sections import curves_section
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_multiselect, bound_slider, bound_toggle
 
 NEAR_ZERO = 0.01  # |h| below this counts as "near zero"
 INTRO = (
@@ -25,47 +26,12 @@ INTRO = (
 NAMES = ACTIVATION_LABELS  # what the page shows -> the core's names
 
 
-def preset_zoom() -> None:
-    st.session_state.update(range=1.5, curves=["ReLU", "GELU", "GELU-tanh", "SiLU"])
-
-
-def preset_wide() -> None:
-    st.session_state.update(range=8.0, curves=list(NAMES))
-
-
 model = setup("Activations", "Activations: why the bend matters", INTRO)
 
 with st.columns([3, 1])[1]:
     st.caption("Presets")
-    st.button("Zoom near 0", on_click=preset_zoom)
-    st.button("Wide view", on_click=preset_wide)
-
-
-@st.fragment
-def curves_section(presenter: bool) -> None:
-    """The curves and their controls rerun on their own: moving the range is cheap."""
-    chosen = bound_multiselect(
-        "curves", "curves", list(NAMES), default=["ReLU", "GELU", "GELU-tanh", "SiLU"]
-    )
-    half_range = bound_slider("z from −r to r", "range", 0.5, 10.0, 4.0, 0.5)
-    derivative = bound_toggle("Show the derivatives", "deriv", False)
-    z = np.linspace(-half_range, half_range, 801)
-    series = {
-        label: getattr(ACTIVATIONS[NAMES[label]], "derivative" if derivative else "fn")(z)
-        for label in chosen
-    }
-    st.subheader("The curves" + (": their slopes" if derivative else ""))
-    if series:
-        show(figures.curves(z, series, "", "slope" if derivative else "act(z)"), presenter)
-    else:
-        st.info("Pick at least one curve.")
-    fine = np.linspace(-half_range, half_range, 20001)
-    gap = np.abs(ACTIVATIONS["gelu"].fn(fine) - ACTIVATIONS["gelu_tanh"].fn(fine))
-    st.metric(
-        "largest gap between exact GELU and its tanh approximation on this range",
-        f"{gap.max():.2e}",
-        help=f"at z = {fine[gap.argmax()]:.3f}; the approximation is what GPT-2 shipped with.",
-    )
+    preset_button(st, "Zoom near 0", range=1.5, curves=["ReLU", "GELU", "GELU-tanh", "SiLU"])
+    preset_button(st, "Wide view", range=8.0, curves=list(NAMES))
 
 
 curves_section(model.presenter)

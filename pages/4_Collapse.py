@@ -8,6 +8,7 @@ from ffn_core.analysis import collapse_stack
 from ffn_core.init import init_weights
 from ffn_core.training import TASKS, make_task
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.setup import setup
 from ffn_ui.training_cache import trained
@@ -102,14 +103,10 @@ show(
 st.subheader("3. Fitting a bent function")
 
 
-def choose_task(name: str) -> None:
-    """A new task asks for a new prediction."""
-    st.session_state.update(task=name, guess="not sure yet")
-
-
 preset_columns = st.columns(4)
 for column, name in zip(preset_columns, ("XOR", "spiral", "|x|", "line"), strict=True):
-    column.button(name, on_click=choose_task, args=(name,), key=f"task_{name}")
+    # a new task asks for a new prediction
+    preset_button(column, name, key=f"task_{name}", task=name, guess="not sure yet")
 task = bound_select("task", "task", list(TASKS), "XOR")
 bigger = bound_toggle(
     f"Bigger model, longer training (d_ff {BIGGER[0]}, {BIGGER[1]} steps)", "bigger", False

@@ -5,6 +5,7 @@ import streamlit as st
 
 from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossover
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_slider
@@ -16,10 +17,6 @@ INTRO = (
     "sequence. Mixing tokens is attention's job. Because the tokens are independent, all T "
     "of them go through together as one (T × d_model) · (d_model × d_ff) matrix product."
 )
-
-
-def preset_nudge_first() -> None:
-    st.session_state.update(nudge=1.5, coord=1)
 
 
 model = setup("Position-wise", "Position-wise: the same MLP at every token", INTRO)
@@ -42,7 +39,7 @@ coord = bound_number(
     "coordinate", "coord", 1, model.d_model, 1, mid, gone=f"now that d_model = {model.d_model}"
 )
 nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1, right)
-st.button("Preset: nudge the first coordinate by 1.5", on_click=preset_nudge_first)
+preset_button(st, "Preset: nudge the first coordinate by 1.5", nudge=1.5, coord=1)
 t = model.token_labels.index(token)
 out, _ = ffn_forward(x, W1, b1, W2, b2, model.activation)  # (T, d_model)
 x_nudged = x.copy()

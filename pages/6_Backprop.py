@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import ffn_backward, ffn_forward, get_activation, gradient_check
+from ffn_core import ffn_backward, ffn_forward, get_activation
 from ffn_core.gradcheck import PARAMETER_NAMES
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
+from ffn_ui.gradient_checks import EPSILONS, checked, eps_sweep
 from ffn_ui.setup import setup
 from ffn_ui.url import (
     bound_number,
@@ -22,7 +24,6 @@ from ffn_ui.url import (
 
 MAX_CHECKED = 5000  # parameter entries checked by brute force (two forward passes each)
 MAX_SHOWN = 64  # heatmap rows and columns drawn
-EPSILONS = [10.0**-k for k in range(1, 13)]
 LOSSES = ("sum(out · G)", "squared error to a target", "typed in")
 INTRO = (
     "The backward pass walks the forward pass in reverse, reusing what the forward pass "
@@ -33,30 +34,18 @@ INTRO = (
 )
 
 
-def lesson_shapes() -> None:
-    """The lesson's example: B = 2, T = 4, C = 8, d_ff = 32, random tokens."""
-    st.session_state.update(
-        d_model=8, d_ff=32, tokens="random", T=4, B=2, act="ReLU", init="normal"
-    )
-
-
-@st.cache_data(max_entries=32, show_spinner="Checking gradients…")
-def checked(x, W1, b1, W2, b2, activation, eps, dtype_name, seed) -> dict[str, float]:
-    return gradient_check(x, W1, b1, W2, b2, activation, eps, seed, np.dtype(dtype_name).type)
-
-
-@st.cache_data(max_entries=16, show_spinner="Sweeping ε…")
-def eps_sweep(x, W1, b1, W2, b2, activation, dtype_name, seed) -> np.ndarray:
-    return np.array(
-        [
-            max(checked(x, W1, b1, W2, b2, activation, e, dtype_name, seed).values())
-            for e in EPSILONS
-        ]
-    )
-
-
 model = setup("Backprop", "Backprop & gradient check", INTRO)
-st.button("Preset: the lesson's B = 2, T = 4, C = 8, d_ff = 32", on_click=lesson_shapes)
+preset_button(  # the lesson's example, on random tokens
+    st,
+    "Preset: the lesson's B = 2, T = 4, C = 8, d_ff = 32",
+    d_model=8,
+    d_ff=32,
+    tokens="random",
+    T=4,
+    B=2,
+    act="ReLU",
+    init="normal",
+)
 B = bound_number("batch B (sequences)", "B", 1, 4, 1)
 rng = np.random.default_rng(model.d_model * 1000 + model.T)
 x = np.stack([model.x, *(rng.standard_normal(model.x.shape) for _ in range(B - 1))])  # (B,T,C)

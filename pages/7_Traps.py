@@ -13,6 +13,7 @@ from ffn_core import (
     ffn_forward_flat_relu_after_w2,
 )
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select
@@ -24,16 +25,8 @@ INTRO = (
 )
 
 
-def square() -> None:
-    st.session_state.update(D=3, H=3, guess_stride="not sure yet", guess_t="not sure yet")
-
-
-def wide() -> None:
-    st.session_state.update(D=3, H=5, guess_stride="not sure yet", guess_t="not sure yet")
-
-
-def narrow() -> None:
-    st.session_state.update(D=5, H=3, guess_stride="not sure yet", guess_t="not sure yet")
+SHAPES = ("square", "H > D", "H < D")
+NEW_GUESSES = {"guess_stride": "not sure yet", "guess_t": "not sure yet"}  # new sizes, new guesses
 
 
 def outcome(fn, *args) -> tuple[list[float] | None, str]:
@@ -67,9 +60,8 @@ H = bound_number("H (d_ff)", "H", 1, 8, 5, mid)
 with right:
     st.caption("Presets")
     buttons = st.columns(3)
-    buttons[0].button("square", on_click=square)
-    buttons[1].button("H > D", on_click=wide)
-    buttons[2].button("H < D", on_click=narrow)
+    for place, label, (d, h) in zip(buttons, SHAPES, [(3, 3), (3, 5), (5, 3)], strict=True):
+        preset_button(place, label, D=d, H=h, **NEW_GUESSES)
 rng = np.random.default_rng(D * 10 + H)
 x = rng.integers(-3, 4, D).astype(float).tolist()
 W1 = rng.integers(-2, 3, H * D).astype(float).tolist()

@@ -5,11 +5,11 @@ import streamlit as st
 
 from ffn_core import MODEL_SHAPES, model_params
 from ffn_core.costs import ffn_params, moe_flops_per_token, moe_params
-from ffn_core.init import init_weights
 from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
+from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
-from ffn_ui.model import read_only
+from ffn_ui.model import expert
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider
 
@@ -23,21 +23,11 @@ INTRO = (
 )
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
 def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
-    """Shared, read-only expert weights and router for these sizes."""
-    experts = [init_weights(d_model, d_ff, "normal", seed=seed + 1 + e) for e in range(E)]
+    """E experts and the router (d_model, E) that scores them."""
+    experts = [expert(d_model, d_ff, e, seed) for e in range(E)]
     router = np.random.default_rng(seed).standard_normal((d_model, E)) * 2 / np.sqrt(d_model)
-    read_only([router, *(a for expert in experts for a in expert.values())])
     return experts, router
-
-
-def balance_router() -> None:
-    st.session_state.update(rbias=0.0)
-
-
-def starve_expert() -> None:
-    st.session_state.update(rbias=-6.0)
 
 
 model = setup("Mixture of experts", "Mixture of experts: 8× the capacity, 2× the compute", INTRO)
@@ -46,8 +36,8 @@ E = bound_slider("experts E", "E", 2, 16, 8, 1, left)
 k = bound_slider("experts per token k", "k", 1, 16, 2, 1, mid)
 bias = bound_slider("router bias on expert 1", "rbias", -6.0, 6.0, 0.0, 0.5, right)
 buttons = st.columns(2)
-buttons[0].button("Preset: balanced router", on_click=balance_router)
-buttons[1].button("Preset: starve expert 1", on_click=starve_expert)
+preset_button(buttons[0], "Preset: balanced router", rbias=0.0)
+preset_button(buttons[1], "Preset: starve expert 1", rbias=-6.0)
 if k > E:
     st.warning(f"k = {k} is more than E = {E} experts; using k = {E}.")
     k = E

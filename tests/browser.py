@@ -7,22 +7,16 @@ websocket's `script_finished` messages rather than from DOM flags.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from needs import require
 from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-ROOT = Path(__file__).resolve().parent.parent
+from harness.server import ARTIFACTS
+
 CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -43,55 +37,6 @@ def require_chromium() -> None:
         Path(CHROMIUM).exists(),
         f"{CHROMIUM} not found: apt-get install -y chromium fonts-liberation",
     )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class AppServer:
-    """`streamlit run app.py` on a free port, in its own process group."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = ARTIFACTS / "server.log"
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 30) -> None:
-        ARTIFACTS.mkdir(exist_ok=True)
-        command = [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.headless", "true",
-            "--server.address", "127.0.0.1",
-            "--server.port", str(self.port),
-            "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none",
-        ]  # fmt: skip
-        with self.log.open("w") as log:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
-                    if r.read() == b"ok":
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the app did not answer within {timeout} s; see {self.log}")
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 class Reruns:

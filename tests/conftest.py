@@ -100,7 +100,9 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="session")
 def server():
     """One app server for every browser test of the run."""
-    from browser import AppServer, require_chromium
+    from browser import require_chromium
+
+    from harness.server import AppServer
 
     require_chromium()
     app = AppServer()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.bench_caps import PAGES, at_max, largest_chart
+from benchmarks.bench_caps import at_max, largest_chart
+from harness.caps import PAGES
 
 
 @pytest.mark.parametrize("name", list(PAGES))

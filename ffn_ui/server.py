@@ -1,0 +1,49 @@
+"""What one server process sets for itself, once, and does now and then.
+
+Many sessions share one process on two cores, and anyone may send it the largest sizes:
+
+- Every page runs its products on one BLAS thread. OpenBLAS's extra thread spins for a
+  while after each parallel product, taking a core from the next session's rerun without
+  making this one faster (benchmarks/RESULTS.md, Real model).
+- Freed memory goes back to the system. glibc keeps freed blocks of a few MB in its heap
+  after a big array is released, so a server that once drew large weights kept that memory
+  even after the cache let them go (benchmarks/RESULTS.md, Memory). `malloc_trim` hands the
+  free pages back; it runs at most every few seconds, so a rerun almost never pays for it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import platform
+import time
+
+import streamlit as st
+from threadpoolctl import threadpool_limits
+
+TRIM_EVERY = 5.0  # seconds between two hand-backs of freed memory
+_last_trim = 0.0
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def configure_process() -> None:
+    """Once per process: products on one BLAS thread."""
+    threadpool_limits(limits=1, user_api="blas")
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def c_library():
+    """glibc, or None elsewhere (macOS, musl): there the hand-back is skipped."""
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    return ctypes.CDLL(ctypes.util.find_library("c"))
+
+
+def hand_back_freed_memory() -> None:
+    """Return the heap's free pages to the system, unless that was done a moment ago."""
+    global _last_trim
+    libc = c_library()
+    if libc is None or time.monotonic() - _last_trim < TRIM_EVERY:
+        return
+    _last_trim = time.monotonic()
+    libc.malloc_trim(0)

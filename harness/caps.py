@@ -1,0 +1,74 @@
+"""The app's maximum settings, and the links that cost the server most: for tests and
+benchmarks alike.
+
+MAX holds the sidebar's caps; PAGES adds each page's own maxima (name: (page file,
+settings)), as AppTest opens them. COSTLIEST_LINKS are the same as links a visitor could
+send, each with a seed no cache has seen, plus the other candidates for a page's most
+expensive link.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+MAX = {"d_model": "1024", "d_ff": "4096", "tokens": "random", "T": "64", "act": "GELU"}
+PAGES = {
+    "Home": (None, {}),
+    "Neurons": ("pages/1_Neurons.py", {"view": "pre-activation"}),
+    "Key–value": ("pages/2_Key_value_memory.py", {"neuron": "n4096"}),
+    "Activations": ("pages/3_Activations.py", {"range": "10.0"}),
+    "Collapse": (
+        "pages/4_Collapse.py",
+        {"L": "12", "guess": "no", "bigger": "true", "task": "spiral"},
+    ),
+    "Position-wise": ("pages/5_Position-wise.py", {"coord": "1024"}),
+    "Backprop": ("pages/6_Backprop.py", {"B": "4"}),
+    "Traps": (
+        "pages/7_Traps.py",
+        {
+            "D": "8",
+            "H": "8",
+            "guess_stride": "the same answer",
+            "guess_t": "the same answer",
+            "guess_clamp": "no",
+        },
+    ),
+    "Scale & cost": ("pages/8_Scale_and_cost.py", {"layers": "96", "seq_T": "131,072"}),
+    "Mixture of experts": ("pages/9_Mixture_of_experts.py", {"E": "16", "k": "16"}),
+    "Memory lab": (
+        "pages/10_Memory_lab.py",
+        {"mem_dff": "256", "topn": "20", "apply_edit": "true"},
+    ),
+    "Real model": (
+        "pages/11_Real_model.py",
+        {"rm_text": ("word " * 40).strip(), "rm_cols": "256", "rm_k": "256"},
+    ),
+}
+
+
+def url_path(page_file: str | None) -> str:
+    """pages/4_Collapse.py -> Collapse (the page's URL path); the home page is ""."""
+    if page_file is None:
+        return ""
+    return page_file.split("/")[-1].split("_", 1)[1].removesuffix(".py")
+
+
+COLD = {"seed": "12345"}  # a seed no visitor asked for before: nothing is cached
+COSTLIEST_LINKS = {
+    url_path(page): [urlencode({**MAX, **COLD, **extra})] for page, extra in PAGES.values()
+}
+COSTLIEST_LINKS["Collapse"] += [
+    urlencode({**MAX, **COLD, "guess": "no", "bigger": "true", "task": task, "act": act})
+    for task in ("XOR", "sin", "|x|")
+    for act in ("GELU-tanh", "SiLU")
+]
+# The gradient check at the largest size it still runs (just under 5,000 entries), with
+# its ε sweep: many small forward passes rather than a few big ones.
+COSTLIEST_LINKS["Backprop"] += [
+    urlencode({"d_model": "16", "d_ff": "64", "tokens": "random", "T": "40", "B": "4", **COLD}),
+    urlencode({"d_model": "16", "d_ff": "64", "tokens": "random", "T": "40", "B": "4",
+               "f32": "true", "act": "GELU", **COLD}),
+]  # fmt: skip
+COSTLIEST_LINKS["Memory_lab"] += [
+    urlencode({**MAX, **COLD, "mem_dff": "256", "act": "SiLU"}),
+]

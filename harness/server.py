@@ -1,0 +1,85 @@
+"""The app as a real server: `streamlit run app.py` on a free port, in its own process group.
+
+Tests and benchmarks both start it from here. The server's CPU time and memory are read
+from /proc, so a test or a benchmark can say what a request cost it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """`streamlit run app.py` on a free port, in its own process group."""
+
+    def __init__(self, name: str = "server", **options: str) -> None:
+        """options: more `--key value` settings for streamlit run, e.g.
+        `**{"server.disconnectedSessionTTL": "5"}`."""
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = ARTIFACTS / f"{name}.log"
+        self.options = options
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        command = [
+            sys.executable, "-m", "streamlit", "run", "app.py",
+            "--server.headless", "true",
+            "--server.address", "127.0.0.1",
+            "--server.port", str(self.port),
+            "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none",
+        ]  # fmt: skip
+        for key, value in self.options.items():
+            command += [f"--{key}", value]
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
+                    if r.read() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the app did not answer within {timeout} s; see {self.log}")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the server process has used so far."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def memory_mb(self, field: str = "VmRSS") -> float:
+        """Resident memory now (VmRSS), or its high-water mark since start (VmHWM), in MB."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) / 1024
+        raise KeyError(field)

@@ -1,0 +1,64 @@
+"""Whatever visitors send, the server's memory stays bounded.
+
+A visitor who asks for seed after seed at the caps once grew a server from 521 MB to
+923 MB in twelve links, and it never came back down: every cache kept every entry. Now
+each cache holds a bounded number of entries of a measured size (benchmarks/RESULTS.md),
+so the growth has a ceiling whatever the links.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.protocol import Visitor
+from harness.server import AppServer
+
+CAPS = "d_model=1024&d_ff=4096&tokens=random&T=64"
+# 40 distinct seeds and sizes, each new to every cache it passes through.
+LINKS = (
+    [("Neurons", f"{CAPS}&seed={seed}") for seed in range(1, 17)]
+    + [("Key_value_memory", f"d_model=768&d_ff=3072&seed={seed}") for seed in range(1, 5)]
+    + [
+        ("Mixture_of_experts", f"d_model={d}&d_ff={f}&E=16&k=2&seed={seed}")
+        for seed, (d, f) in enumerate([(256, 1024), (255, 1024), (256, 1023), (200, 800)] * 2)
+    ]
+    + [("Memory_lab", f"d_model={d}&mem_dff=256&seed=0") for d in (120, 124, 126, 1024)]
+    + [("Neurons", f"d_model={d}&d_ff={4 * d}&seed={d}") for d in (48, 96, 160, 320, 500, 700)]
+    + [("Real_model", f"rm_text={'word+' * n}end") for n in (30, 31)]
+)
+# The ceiling for these links, from the per-entry sizes in benchmarks/RESULTS.md: two large
+# weight sets (2 x 67 MB), sixteen experts (16 x 4.2 MB), four fact stores and two traces
+# (under 10 MB together), and 50 MB for the rest (Streamlit's per-session state and
+# message cache, and what the allocator keeps).
+CEILING_MB = 2 * 67 + 16 * 4.2 + 10 + 50
+
+
+@pytest.fixture(scope="module")
+def quiet_server():
+    """A server of its own, so that nothing else runs on it while it is measured."""
+    app = AppServer("memory")
+    app.start()
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+def test_forty_distinct_seeds_and_sizes_stay_under_the_ceiling(quiet_server, minilm):
+    app = quiet_server
+    assert len({link for link in LINKS}) == len(LINKS) == 40
+    for page in {page for page, _ in LINKS}:  # imports, models and first runs, once
+        with Visitor(app.port) as visitor:
+            assert not visitor.open(page).exceptions
+    warm = app.memory_mb()
+    peak = warm
+    for page, query in LINKS:
+        with Visitor(app.port) as visitor:
+            seen = visitor.open(page, query)
+        assert not seen.exceptions, (page, query, seen.exceptions)
+        peak = max(peak, app.memory_mb())
+    grown = app.memory_mb() - warm
+    print(f"memory: warm {warm:.0f} MB, peak {peak:.0f} MB, grown {grown:.0f} MB")
+    assert grown < CEILING_MB, f"grew {grown:.0f} MB (ceiling {CEILING_MB:.0f} MB)"
+    # and no moment above it by more than one link's own work (under 100 MB, bench_links)
+    assert peak - warm < CEILING_MB + 100, f"peaked {peak - warm:.0f} MB above warm"
