@@ -62,13 +62,14 @@ COSTLIEST_LINKS["Collapse"] += [
     for task in ("XOR", "sin", "|x|")
     for act in ("GELU-tanh", "SiLU")
 ]
-# The gradient check at the largest size it still runs (just under 5,000 entries), with
+# The gradient check at the largest size it still runs (just under 2,000 entries), with
 # its ε sweep: many small forward passes rather than a few big ones.
 COSTLIEST_LINKS["Backprop"] += [
-    urlencode({"d_model": "16", "d_ff": "64", "tokens": "random", "T": "40", "B": "4", **COLD}),
-    urlencode({"d_model": "16", "d_ff": "64", "tokens": "random", "T": "40", "B": "4",
+    urlencode({"d_model": "16", "d_ff": "40", "tokens": "random", "T": "8", "B": "4", **COLD}),
+    urlencode({"d_model": "16", "d_ff": "40", "tokens": "random", "T": "8", "B": "4",
                "f32": "true", "act": "GELU", **COLD}),
 ]  # fmt: skip
 COSTLIEST_LINKS["Memory_lab"] += [
     urlencode({**MAX, **COLD, "mem_dff": "256", "act": "SiLU"}),
 ]
+COSTLIEST_LINKS["Collapse"] += [urlencode({**MAX, **COLD, "L": "12"})]  # before a guess

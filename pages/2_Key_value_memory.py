@@ -30,7 +30,6 @@ t, j = pick_token_and_neuron(model)
 _, W1, b1, W2, b2 = model.args
 out, cache = ffn_forward(model.x[t], W1, b1, W2, b2, model.activation)  # (d_model,)
 h_pre, h = cache.h_pre[0], cache.h[0]  # (d_ff,)
-parts = h[:, None] * W2  # (d_ff, d_model): what each neuron writes
 labels = neuron_labels(model.d_ff)
 token = model.token_labels[t]
 fired = h > 0
@@ -62,13 +61,13 @@ if model.d_model > MAX_COORDS:
     coords = np.sort(np.argsort(-np.abs(out), kind="stable")[:MAX_COORDS])
 coord_labels = [f"out{c + 1}" for c in coords]
 writing = np.flatnonzero(h != 0)  # a silent ReLU neuron writes nothing
-sizes = np.abs(parts[writing]).sum(axis=1)
-writers = writing[np.argsort(-sizes, kind="stable")[:TOP_WRITERS]]
-rest = np.setdiff1d(writing, writers)
-rows = [parts[k, coords] for k in writers]
+parts = h[writing, None] * W2[np.ix_(writing, coords)]  # (writing, shown): h_j × W2[j]
+order = np.argsort(-np.abs(parts).sum(axis=1), kind="stable")
+writers, rest = writing[order[:TOP_WRITERS]], order[TOP_WRITERS:]
+rows = list(parts[order[:TOP_WRITERS]])
 names = [labels[k] for k in writers]
 if len(rest):
-    rows.append(parts[rest][:, coords].sum(axis=0))
+    rows.append(parts[rest].sum(axis=0))
     names.append(f"other {len(rest)} neurons")
 stacked = np.array(rows).reshape(len(rows), len(coords))
 gap = float(np.max(np.abs(stacked.sum(axis=0) + b2[coords] - out[coords])))
@@ -88,7 +87,9 @@ show(
 if model.d_model == 2:
     st.caption("The same sum in the plane: each firing neuron's write, tip to tail, then b2.")
     show(
-        figures.arrows_figure(parts[fired], b2, [labels[k] for k in np.flatnonzero(fired)]),
+        figures.arrows_figure(
+            h[fired, None] * W2[fired], b2, [labels[k] for k in np.flatnonzero(fired)]
+        ),
         model.presenter,
     )
 

@@ -16,7 +16,8 @@ from ffn_ui.url import bound_select, bound_slider, bound_toggle
 
 MAX_SHOWN = 64  # matrix rows and columns drawn
 STACK_D_MODEL, STACK_D_FF = 64, 256  # the stack demo stays this small at most
-QUICK, BIGGER = (16, 400), (64, 2000)  # (d_ff, steps) of the training demo
+QUICK, BIGGER = (16, 400), (64, 800)  # (d_ff, steps) of the training demo
+MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full
 INTRO = (
     "Remove the activation and the FFN is x·W1·W2 plus a bias. Matrix products group "
     "freely, so W1·W2 is one d_model × d_model matrix: the expansion to d_ff and back buys "
@@ -30,17 +31,24 @@ def labels(prefix: str, n: int) -> list[str]:
 
 model = setup("Collapse", "Collapse: take the nonlinearity away", INTRO)
 x, W1, b1, W2, b2 = model.args
-d, k = min(model.d_model, MAX_SHOWN), model.d_ff
+C = min(model.d_model, MAX_D_MODEL)
+if model.d_model > C:
+    st.info(
+        f"This page multiplies W1 · W2 out in full and takes its singular values, so it "
+        f"uses the first {C} of the model's {model.d_model} coordinates (at most {MAX_D_MODEL})."
+    )
+    x, W1, W2, b2 = x[:, :C], W1[:C], W2[:, :C], b2[:C]
+d, k = min(C, MAX_SHOWN), model.d_ff
 
 st.subheader("1. Two matrices become one")
-W_eff, b_eff = collapse(W1, b1, W2, b2)  # (d_model, d_model), (d_model,)
-out_ffn, _ = ffn_forward(x, W1, b1, W2, b2, "identity")  # (T, d_model)
+W_eff, b_eff = collapse(W1, b1, W2, b2)  # (C, C), (C,)
+out_ffn, _ = ffn_forward(x, W1, b1, W2, b2, "identity")  # (T, C)
 out_one = x @ W_eff + b_eff
 diff = float(np.max(np.abs(out_ffn - out_one)))
 rank = int(np.linalg.matrix_rank(W_eff))
 left, mid, right = st.columns(3)
 left.metric("max |FFN(x) − (x·W_eff + b_eff)|", f"{diff:.1e}", help="float64 round-off")
-mid.metric("rank of W_eff", f"{rank} of {model.d_model}", help="at most min(d_model, d_ff)")
+mid.metric("rank of W_eff", f"{rank} of {C}", help="at most min(d_model, d_ff)")
 if model.activation != "identity":
     bent, _ = ffn_forward(x, W1, b1, W2, b2, model.activation)
     right.metric(
@@ -49,9 +57,8 @@ if model.activation != "identity":
         help="The bend breaks the collapse: no single matrix gives this output.",
     )
 st.caption(
-    f"W1 is {model.d_model} × {k} and W2 is {k} × {model.d_model}; their product W_eff is "
-    f"{model.d_model} × {model.d_model}"
-    + (f" (showing its first {MAX_SHOWN} rows and columns)." if model.d_model > MAX_SHOWN else ".")
+    f"W1 is {C} × {k} and W2 is {k} × {C}; their product W_eff is "
+    f"{C} × {C}" + (f" (showing its first {MAX_SHOWN} rows and columns)." if C > MAX_SHOWN else ".")
 )
 show(
     figures.matrix_heatmap(W_eff[:d, :d], labels("x", d), labels("out", d), "W_eff = W1 · W2"),

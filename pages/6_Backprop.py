@@ -11,7 +11,7 @@ from ffn_core.gradcheck import PARAMETER_NAMES
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
-from ffn_ui.gradient_checks import EPSILONS, checked, eps_sweep
+from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
 from ffn_ui.setup import setup
 from ffn_ui.url import (
     bound_number,
@@ -22,8 +22,8 @@ from ffn_ui.url import (
     bound_toggle,
 )
 
-MAX_CHECKED = 5000  # parameter entries checked by brute force (two forward passes each)
 MAX_SHOWN = 64  # heatmap rows and columns drawn
+MAX_D_MODEL, MAX_D_FF = 256, 1024  # the largest block of the model this page runs
 LOSSES = ("sum(out · G)", "squared error to a target", "typed in")
 INTRO = (
     "The backward pass walks the forward pass in reverse, reusing what the forward pass "
@@ -47,10 +47,17 @@ preset_button(  # the lesson's example, on random tokens
     init="normal",
 )
 B = bound_number("batch B (sequences)", "B", 1, 4, 1)
+T, C, H = model.T, min(model.d_model, MAX_D_MODEL), min(model.d_ff, MAX_D_FF)
+if (model.d_model, model.d_ff) != (C, H):
+    st.info(
+        f"This page keeps every intermediate of the forward and backward pass, so it uses "
+        f"the first {C} inputs and {H} neurons of the model (at most {MAX_D_MODEL} and "
+        f"{MAX_D_FF})."
+    )
 rng = np.random.default_rng(model.d_model * 1000 + model.T)
-x = np.stack([model.x, *(rng.standard_normal(model.x.shape) for _ in range(B - 1))])  # (B,T,C)
+x = np.stack([model.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])  # (B,T,C)
 _, W1, b1, W2, b2 = model.args
-T, C, H = model.T, model.d_model, model.d_ff
+W1, b1, W2, b2 = W1[:C, :H], b1[:H], W2[:H, :C], b2[:C]
 out, cache = ffn_forward(x, W1, b1, W2, b2, model.activation)  # (B, T, C)
 
 st.subheader("1. The forward pass and its cache")
@@ -170,7 +177,10 @@ else:
 
     st.dataframe(table.style.format("{:.2e}").map(colour))
     st.caption("Green: ≤ 1e-6, a correct backward pass. Amber: up to 1e-4. Red: above.")
-    sweep = eps_sweep(x, W1, b1_checked, W2, b2, model.activation, dtype_name, 0)
+    sample = sweep_sample(entries)
+    sweep = eps_sweep(x, W1, b1_checked, W2, b2, model.activation, dtype_name, 0, sample)
+    if sample:
+        st.caption(f"The sweep checks {sample} random entries of each quantity at each ε.")
     show(
         figures.log_lines(
             np.array(EPSILONS),

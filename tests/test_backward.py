@@ -112,6 +112,35 @@ def test_gradient_check_needs_float64(rng):
     assert max(gradient_check(x, W1, b1, W2, b2, dtype=np.float32).values()) > 1e-2
 
 
+def test_a_sampled_check_nudges_at_most_k_entries_of_each_quantity(rng, monkeypatch):
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, (2, 3), 4, 6)  # x 24, W1 24, b1 6, ...
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return ffn_forward(*args, **kwargs)
+
+    monkeypatch.setattr(ffn_core.gradcheck, "ffn_forward", counted)
+    sampled = gradient_check(x, W1, b1, W2, b2, per_parameter=5)
+    sizes = [W1.size, b1.size, W2.size, b2.size, x.size]
+    assert len(calls) == 1 + 2 * sum(min(n, 5) for n in sizes)
+    full = gradient_check(x, W1, b1, W2, b2)
+    assert all(sampled[name] <= full[name] + 1e-15 for name in full)
+    assert gradient_check(x, W1, b1, W2, b2, per_parameter=100) == full  # all fit
+
+
+def test_a_sampled_check_still_catches_an_error_everywhere_in_a_quantity(rng, monkeypatch):
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, (3,), 4, 6)
+
+    def backward_scaling_dW2(dout, cache):
+        dx, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
+        return dx, dW1, db1, 1.1 * dW2, db2
+
+    monkeypatch.setattr(ffn_core.gradcheck, "ffn_backward", backward_scaling_dW2)
+    errors = gradient_check(x, W1, b1, W2, b2, per_parameter=3)
+    assert errors["W2"] > 1e-2 and errors["W1"] < 1e-6
+
+
 def test_gradient_check_does_not_modify_its_arguments(rng):
     x, W1, b1, W2, b2 = away_from_relu_kink(rng, (2,), 3, 4)
     before = [a.copy() for a in (x, W1, b1, W2, b2)]

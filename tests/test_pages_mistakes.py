@@ -79,7 +79,7 @@ def test_typed_dout_is_checked():
 
 def test_too_large_for_brute_force_says_so():
     at = open_page(BACKPROP, {"d_model": "64", "d_ff": "256"})
-    assert "brute-force check runs up to 5,000 entries" in warnings_text(at)
+    assert "brute-force check runs up to 2,000 entries" in warnings_text(at)
 
 
 # --- Traps ------------------------------------------------------------------------------
