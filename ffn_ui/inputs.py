@@ -12,11 +12,12 @@ from ffn_core.tokens import MAX_TOKENS, split_words
 from ffn_core.weights_io import encode_arrays, weight_shapes
 from ffn_ui import editing
 from ffn_ui.model import MAX_EDIT, random_tokens, random_weights, sentence_vectors, token_labels
-from ffn_ui.url import bound_number, bound_text
+from ffn_ui.url import bound_number, bound_text, forget_url_value, register
 
 DEFAULT_TEXT = "the cat sat on the mat"
 Arrays = dict[str, np.ndarray]
 Source = Callable[[], Arrays]  # gives the weights again, when a download is clicked
+T_HELP = "How many tokens: for random or edited x. A sentence has one per word."
 
 
 def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, list[str]]:
@@ -34,10 +35,10 @@ def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, l
         if not words:
             st.warning("Type at least one word; showing “hello” meanwhile.")
             words = ["hello"]
-        container.caption(f"{len(words)} token{'s' if len(words) > 1 else ''}, one per word.")
+        word_count(len(words), container)
         drop_url_value("x")
         return sentence_vectors(tuple(words), d_model), token_labels(words)
-    T = bound_number("tokens T", "T", 1, MAX_TOKENS, 6, container, help="How many token vectors.")
+    T = bound_number("tokens T", "T", 1, MAX_TOKENS, 6, container, help=T_HELP)
     labels = token_labels([f"t{i + 1}" for i in range(T)])
     if mode == "edited" and d_model <= MAX_EDIT:
         return edited_tokens(T, d_model, seed), labels
@@ -45,6 +46,20 @@ def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, l
         st.info(f"x can be edited up to d_model = {MAX_EDIT}; showing random tokens instead.")
     drop_url_value("x")
     return random_tokens(T, d_model, seed), labels
+
+
+def word_count(n: int, container) -> None:
+    """The T box, disabled and showing the sentence's count: one token per word.
+
+    It is drawn, not skipped: a preset that switches to random or edited tokens sets T,
+    and Streamlit writes such a value into the address at once only for a control that
+    was drawn in the run before.
+    """
+    if st.query_params.get("T") not in (None, str(n)):
+        forget_url_value("T")  # with a sentence, the address's T means nothing
+    st.session_state["T"] = n
+    bound_number("tokens T", "T", 1, MAX_TOKENS, 6, container, disabled=True, help=T_HELP)
+    register("T", "derived")  # set by the sentence here: no address value is used
 
 
 def edited_tokens(T: int, d_model: int, seed: int) -> np.ndarray:

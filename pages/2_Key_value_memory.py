@@ -113,13 +113,16 @@ show(
 )
 
 st.subheader("4. Switch neurons off, or turn one up")
-
-
 if st.session_state.setdefault("scale_of", labels[j]) != labels[j]:
     st.session_state.update(scale=1.0, scale_of=labels[j])  # a new neuron starts unscaled
 left, right = st.columns(2)
 off = bound_multiselect("switched off", "off", labels, left, gone=f"now that d_ff = {model.d_ff}")
-scale = bound_slider(f"scale {labels[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right)
+inspected_off = labels[j] in off
+if not inspected_off:
+    preset_button(left, f"Switch off {labels[j]}, the neuron above", off=[*off, labels[j]])
+scale = bound_slider(
+    f"scale {labels[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right, disabled=inspected_off
+)
 preset_button(right, "Reset", off=[], scale=1.0)
 h_edit = h.copy()
 h_edit[[labels.index(name) for name in off]] = 0.0
@@ -129,6 +132,7 @@ change = out_edit - out
 st.caption(
     "Switching a neuron off removes exactly its write, h_j × W2[j]; scaling it scales that "
     f"write. Largest change in any coordinate: {np.abs(change).max():.4g}."
+    + (f" {labels[j]} is switched off, so scaling it changes nothing." if inspected_off else "")
 )
 show(
     figures.grouped_bars(

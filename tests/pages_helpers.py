@@ -67,6 +67,14 @@ def warnings_text(at: AppTest) -> str:
     return " | ".join(w.value for w in [*at.warning, *at.info, *at.error])
 
 
+def shown_table(at: AppTest, index: int = 0):
+    """A styled table's cells as the learner sees them (Styler's display strings)."""
+    import pyarrow as pa
+
+    styler = at.dataframe[index].proto.arrow_data.styler
+    return pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+
+
 def link_noted(text: str, key: str, raw: str) -> bool:
     """Whether a note says the page's address set `key` to `raw` (quoted, a long value cut),
     or to a text too long to use whole."""

@@ -59,3 +59,18 @@ def test_a_bad_link_value_falls_back_with_a_visible_note(home, raw):
     assert any(
         f"address set x1 to `{raw}`" in w.value and "using `1.0`" in w.value for w in home.warning
     )
+
+
+def test_after_the_lesson_preset_the_example_and_the_sidebar_hold_the_same_x(home):
+    home.run()
+    home.slider(key="x1").set_value(2.5)
+    home.slider(key="x2").set_value(0.5)
+    home.run()
+    (lesson,) = [b for b in home.sidebar.button if b.label == "Lesson"]
+    lesson.click().run()
+    assert not home.exception
+    sidebar_x = home.session_state["edited_x"]["x"]
+    example_x = [home.slider(key="x1").value, home.slider(key="x2").value]
+    np.testing.assert_array_equal(sidebar_x, [[1.0, -1.0]])
+    assert example_x == [1.0, -1.0]
+    np.testing.assert_array_equal(plotted_output(home), [0.0, 2.0])

@@ -212,3 +212,24 @@ def test_real_model_k_slider_reruns_its_section_with_the_cores_numbers(server, b
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"])
     no_exception(page)
     page.close()
+
+
+def test_downloads_are_built_when_clicked_from_what_the_page_shows(server, browser, minilm):
+    """A download keeps only how to build its file (a session never pins the arrays)."""
+    import pandas as pd
+
+    page, _ = open_page(browser, f"{server.url}/Neurons?d_model=8&d_ff=32&seed=5", charts=None)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="NPZ").click()
+    with np.load(download.value.path()) as saved:
+        for name, expected in init_weights(8, 32, "normal", 5).items():
+            np.testing.assert_array_equal(saved[name], expected)
+    page.close()
+
+    page, _ = open_page(browser, f"{server.url}/Real_model", charts=None)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download layer 3").click()
+    table = pd.read_csv(download.value.path(), index_col=0)
+    expected = minilm.run(DEFAULT.text).ffn_act[2]  # the server sums on one BLAS thread
+    np.testing.assert_allclose(table.to_numpy(np.float32), expected, rtol=1e-4, atol=1e-5)
+    page.close()

@@ -115,6 +115,20 @@ def test_switching_a_neuron_off_removes_exactly_its_write(neuron):
     np.testing.assert_allclose(after - before, 1.5 * write, atol=1e-6)
 
 
+def test_the_inspected_neuron_can_be_switched_off_and_then_cannot_be_scaled():
+    x, w = expected_default_model()
+    h = relu(x[0] @ w["W1"] + w["b1"])  # token "1: the"
+    at = open_page(KEY_VALUE, {"neuron": "n3", "off": "n1", "scale": "2"})
+    (switch,) = [b for b in at.button if b.label == "Switch off n3, the neuron above"]
+    switch.click().run()
+    assert at.multiselect(key="off").value == ["n1", "n3"]
+    assert at.slider(key="scale").disabled
+    assert any("n3 is switched off, so scaling it changes nothing." in c.value for c in at.caption)
+    before, after = trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    np.testing.assert_allclose(after - before, -(h[0] * w["W2"][0] + h[2] * w["W2"][2]), atol=1e-6)
+    assert not [b for b in at.button if b.label.startswith("Switch off")]
+
+
 def test_reset_restores_the_output():
     at = open_page(KEY_VALUE, {"off": "n1", "scale": "2"})
     (reset,) = [b for b in at.button if b.label == "Reset"]
@@ -199,6 +213,14 @@ def test_presenter_mode_enlarges_figures_and_tucks_secondary_controls_away():
     assert font == [14, 20]
     assert not plain.sidebar.expander
     assert [e.label for e in presenting.sidebar.expander] == ["More settings"]
+
+
+def test_the_tokens_box_shows_the_sentences_word_count_and_is_locked():
+    at = open_page(NEURONS, {"text": "one two three four five", "T": "9"})
+    box = at.sidebar.number_input(key="T")
+    assert box.value == 5 and box.disabled
+    assert warnings_text(at) == ""  # a sentence decides T: the address's is ignored
+    assert len(heatmap(at)["y"]) == 5
 
 
 def test_empty_and_long_sentences():

@@ -138,6 +138,18 @@ def test_shuffling_tokens_shuffles_outputs():
     assert metric(at, "max |FFN(shuffled") == "0"
 
 
+def test_the_shuffle_box_says_what_it_is_and_the_order_it_gives():
+    at = open_page(POSITION_WISE, {"perm": "7"})
+    box = at.number_input(key="perm")
+    assert box.label == "which shuffle" and "random order" in box.help
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    order = np.random.default_rng(7).permutation(6)  # an independent draw of the same order
+    listed = ", ".join(f"{i + 1}: {words[i]}" for i in order)
+    assert f"New order: {listed}." in [c.value for c in at.caption]
+    rows = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["y"]
+    assert rows == [f"{i + 1}: {words[i]}" for i in order]
+
+
 def test_cost_plot_marks_the_crossover_at_d_ff():
     at = open_page(POSITION_WISE, {"d_ff": "40"})
     spec = json.loads(at.get("plotly_chart")[2].proto.spec)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pages_helpers import MOE, SCALE, open_page, traces, warnings_text
+from pages_helpers import MOE, SCALE, open_page, shown_table, traces, warnings_text
 from plotly_data import decode
 
 from ffn_core import MODEL_SHAPES, attention_flops, model_params, quadratic_crossover
@@ -34,6 +34,15 @@ def test_the_table_shows_the_cores_counts_and_matches_every_checkpoint():
         yours["FFN params / block"] + yours["attention params / block"] + 4 * 6
     )
     assert table.loc["GPT-2 small", "FFN params / block"] == 4_722_432
+
+
+def test_the_table_shows_a_dash_where_a_model_has_no_number():
+    shown = shown_table(open_page(SCALE))
+    cells = shown.to_numpy().ravel().tolist()
+    assert not {"None", "nan", "NaN", "<NA>"} & set(cells)
+    assert shown.loc["your model", "published"] == "—"
+    assert shown.loc["GPT-2 small", "active per token"] == "—"
+    assert shown.loc["GPT-2 small", "published"] == "124,439,808"
 
 
 def test_flops_chart_follows_the_chosen_model():

@@ -214,11 +214,19 @@ def test_the_activations_download_holds_the_layer_exactly(minilm):
 
     trace = minilm.run(rm.DEFAULT.text)
     labels = rm.token_labels(trace.tokens)
-    table = pd.read_csv(io.StringIO(rm.activations_csv(labels, trace.ffn_act[2])), index_col=0)
+    table = pd.read_csv(io.StringIO(rm.layer_csv(rm.DEFAULT.text, 2)), index_col=0)
     assert list(table.index) == labels and table.shape == (len(labels), 1536)
     np.testing.assert_array_equal(table.to_numpy(np.float32), trace.ffn_act[2])
     at = open_page(REAL_MODEL)
     assert "layer 3" in at.get("download_button")[0].proto.label
+
+
+def test_a_sentence_past_64_tokens_is_cut_there_with_a_note(minilm):
+    at = open_page(REAL_MODEL, {"rm_text": "." * 200})
+    assert not at.exception
+    assert "That text makes 202 tokens; the page keeps the first 64" in warnings_text(at)
+    rows = heatmap(at)["y"]
+    assert len(rows) == 64 and rows[0] == "0: [CLS]" and rows[-1] == "63: [SEP]"
 
 
 def test_presenter_mode_tucks_the_heatmap_settings_away():

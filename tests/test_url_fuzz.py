@@ -48,7 +48,7 @@ def cases() -> list[tuple[str | None, dict, str, tuple]]:
         for page in ALL_PAGES:
             rules = open_page(page, variant).session_state[REGISTRY_KEY]
             for key, rule in rules.items():
-                if key not in seen:
+                if key not in seen and rule[0] != "derived":
                     seen[key] = rule
                     found.append((page, variant, key, rule))
     return found
