@@ -119,7 +119,9 @@ left, right = st.columns(2)
 off = bound_multiselect("switched off", "off", labels, left, gone=f"now that d_ff = {model.d_ff}")
 inspected_off = labels[j] in off
 if not inspected_off:
-    preset_button(left, f"Switch off {labels[j]}, the neuron above", off=[*off, labels[j]])
+    preset_button(
+        left, f"Switch off {labels[j]}", help="the neuron picked above", off=[*off, labels[j]]
+    )
 scale = bound_slider(
     f"scale {labels[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right, disabled=inspected_off
 )

@@ -29,6 +29,7 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+PROJECTOR = {"width": 1024, "height": 768}
 
 
 def require_chromium() -> None:

@@ -9,6 +9,7 @@ from browser import (
     DESKTOP,
     PAGES,
     PHONE,
+    PROJECTOR,
     chart_y,
     no_exception,
     nudge_slider,
@@ -41,6 +42,13 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
         page.set_viewport_size(viewport)
         page.wait_for_timeout(300)
         assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
+    page.close()
+    # a projector: presenter mode at 1024 x 768
+    page, _ = open_page(
+        browser, f"{server.url}/{PAGES[name]}?presenter=true", CHART_COUNTS[name], PROJECTOR
+    )
+    no_exception(page)
+    assert save_screenshot(page, f"{name}-projector").stat().st_size > 10_000
     page.close()
 
 

@@ -12,6 +12,7 @@ import random
 
 import pytest
 from browser import PAGES, open_page, server_log_tail
+from browser import screenshot as save_screenshot
 from playwright.sync_api import expect
 from walk import Walker
 
@@ -123,6 +124,7 @@ def test_a_token_picked_then_a_shorter_sentence(server, browser):
     type_into(page, reruns, "sentence", "hello world")
     shows(page, "token 6: mat no longer exists now that there are 2 tokens; showing 1: hello.")
     assert chosen(page, "token") == "1: hello"
+    save_screenshot(page, "neurons-token-gone-desktop")
     page.context.close()
 
 
@@ -241,5 +243,7 @@ def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(
             assert not errors, (path, key, raw, errors, server_log_tail(server))
             assert f"address set {key} to" in notes, (path, key, raw, notes)
             checked.append(key)
+            if key == "d_model":
+                save_screenshot(page, "neurons-bad-address-desktop")
         page.context.close()
     assert len(checked) >= 45

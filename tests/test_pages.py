@@ -119,7 +119,7 @@ def test_the_inspected_neuron_can_be_switched_off_and_then_cannot_be_scaled():
     x, w = expected_default_model()
     h = relu(x[0] @ w["W1"] + w["b1"])  # token "1: the"
     at = open_page(KEY_VALUE, {"neuron": "n3", "off": "n1", "scale": "2"})
-    (switch,) = [b for b in at.button if b.label == "Switch off n3, the neuron above"]
+    (switch,) = [b for b in at.button if b.label == "Switch off n3"]
     switch.click().run()
     assert at.multiselect(key="off").value == ["n1", "n3"]
     assert at.slider(key="scale").disabled
