@@ -10,6 +10,7 @@ exactly into per-neuron contributions plus b2 · e_w.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -89,6 +90,17 @@ class MemoryResult:
     weights: dict[str, np.ndarray]
     losses: np.ndarray  # (steps run,)
     recall: np.ndarray  # (steps run,): share of facts whose object ranks first
+    out_of_time: bool = False  # stopped by max_seconds before it was done
+
+
+def usable_facts(
+    pairs: list[tuple[object, object]], most: int = 60
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(facts, left out): the first `most` distinct (subject, object) pairs whose words are
+    in VOCAB, lower-cased and trimmed; and the filled-in pairs that are not."""
+    cleaned = [(str(s).strip().lower(), str(o).strip().lower()) for s, o in pairs if s and o]
+    known = [(s, o) for s, o in cleaned if s in VOCAB and o in VOCAB]
+    return list(dict.fromkeys(known))[:most], [p for p in cleaned if p not in known]
 
 
 def train_memory(
@@ -100,16 +112,23 @@ def train_memory(
     max_steps: int = 1500,
     lr: float = 0.02,
     progress: Callable[[int], None] | None = None,
+    max_seconds: float | None = None,
 ) -> MemoryResult:
     """Adam on softmax cross-entropy until every fact is recalled (and 20 steps more, for a
-    margin) or max_steps pass. Deterministic for a seed."""
+    margin), max_steps pass, or max_seconds of CPU time do. Deterministic for a seed when
+    the time is not what stopped it (then `out_of_time` is True)."""
     E = vocab_embeddings(d_model)
     subjects, objects = fact_indices(facts)
     X = E[subjects]  # (F, d_model)
     weights = {k: v.copy() for k, v in init_weights(d_model, d_ff, "normal", seed).items()}
     optimiser = Adam(weights, lr)
     losses, recall, done_at = [], [], None
+    deadline = time.process_time() + (max_seconds if max_seconds is not None else np.inf)
+    out_of_time = False
     for step in range(max_steps):
+        if step and done_at is None and time.process_time() > deadline:
+            out_of_time = True
+            break
         s, cache = scores(weights, X, E, activation)
         p = softmax(s)  # (F, V)
         losses.append(float(-np.mean(np.log(p[np.arange(len(facts)), objects] + 1e-300))))
@@ -125,7 +144,7 @@ def train_memory(
         optimiser.step(dict(zip(weights, grads, strict=True)))
         if progress is not None and step % 100 == 0:
             progress(step)
-    return MemoryResult(weights, np.array(losses), np.array(recall))
+    return MemoryResult(weights, np.array(losses), np.array(recall), out_of_time)
 
 
 def contributions_to(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 
 import numpy as np
@@ -15,11 +16,22 @@ import numpy as np
 from ffn_core.ffn import check_weights
 
 WEIGHT_NAMES = ("W1", "b1", "W2", "b2")
-MAX_FILE_BYTES = 50 * 2**20  # GPT-2 small's FFN in float64 is 36 MiB
 MAX_D_MODEL, MAX_D_FF = 1024, 4096
-# The largest arrays a file may hold once unpacked: W1 and W2 at the caps, in float64.
-MAX_UNPACKED_BYTES = 2 * MAX_D_MODEL * MAX_D_FF * 8 + 2 * 2**20
+# Each session keeps its uploaded weights, so their size is set from a class on one small
+# server: W1 and W2 together hold at most 2^18 numbers (d_model 256 x d_ff 512, or
+# 128 x 1024), 2.1 MB in float64, 63 MB for a class of 30.
+MAX_UPLOAD_WEIGHTS = 2**18
+# The largest accepted model as JSON, at up to 24 characters a number, is 6.3 MB; the
+# server's own upload limit (.streamlit/config.toml, maxUploadSize, in MB of 10^6 bytes)
+# is the same number, so the browser and the app refuse the same files.
+MAX_FILE_BYTES = 8_000_000
+# What an NPZ may unpack to: as much as a file may weigh. The largest accepted model takes
+# 2.2 MB in float64, so a zip bomb is refused before it is unpacked, and a slightly too
+# large model gets to hear the reason (check_upload_size) rather than this limit.
+MAX_UNPACKED_BYTES = MAX_FILE_BYTES
+MAX_MAGNITUDE = 1e6  # |w| and |x| larger than this overflow nothing, but teach nothing
 JSON_EXTRA_KEYS = {"orientation"}  # written by weights_to_json as a note for people
+JSON_DEPTH = 3  # {"W1": [[...]]}: an object of arrays of arrays
 
 
 def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
@@ -30,8 +42,8 @@ def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
     extra = sorted(set(arrays) - set(WEIGHT_NAMES) - JSON_EXTRA_KEYS)
     if extra:
         raise ValueError(
-            f"unexpected arrays {', '.join(extra)}; a weights file holds only "
-            f"{', '.join(WEIGHT_NAMES)}"
+            f"unexpected arrays {', '.join(safe_name(name) for name in extra)}; a weights "
+            f"file holds only {', '.join(WEIGHT_NAMES)}"
         )
     weights = {}
     for name in WEIGHT_NAMES:
@@ -43,6 +55,8 @@ def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
             raise ValueError(f"{name} must hold numbers, got {arr.dtype} values")
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} holds NaN or infinite values")
+        if np.any(np.abs(arr) > MAX_MAGNITUDE):
+            raise ValueError(f"{name} holds values beyond ±{MAX_MAGNITUDE:,.0f}")
         weights[name] = arr.astype(np.float64)
     check_weights(**weights)
     d_model, d_ff = weights["W1"].shape
@@ -51,7 +65,30 @@ def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
             f"W1 is {d_model} x {d_ff}; the explorer takes d_model up to {MAX_D_MODEL} "
             f"and d_ff up to {MAX_D_FF}"
         )
+    check_upload_size(d_model, d_ff)
     return weights
+
+
+def safe_name(name: object) -> str:
+    """A name from a visitor's file, fit to repeat in a message: short letters and digits.
+
+    Anything else (a link, Markdown, a long string) becomes a description instead, so a
+    message never carries text a visitor wrote.
+    """
+    text = str(name)
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9]{0,15}", text):
+        return text
+    return "one with an unusual name"
+
+
+def check_upload_size(d_model: int, d_ff: int) -> None:
+    """Refuse a model whose W1 and W2 hold more than MAX_UPLOAD_WEIGHTS numbers."""
+    if 2 * d_model * d_ff > MAX_UPLOAD_WEIGHTS:
+        raise ValueError(
+            f"W1 and W2 hold {2 * d_model * d_ff:,} numbers ({d_model} x {d_ff}); an upload "
+            f"holds at most {MAX_UPLOAD_WEIGHTS:,} (for example d_model 256, d_ff 512), so "
+            "that every student's model fits in one classroom server"
+        )
 
 
 def read_npz(data: bytes) -> dict[str, np.ndarray]:
@@ -67,9 +104,10 @@ def read_npz(data: bytes) -> dict[str, np.ndarray]:
         raise ValueError("not an NPZ (zip) file") from err
     if unpacked > MAX_UNPACKED_BYTES:
         raise ValueError(
-            f"it would unpack to {unpacked / 2**20:.0f} MiB; at most "
-            f"{MAX_UNPACKED_BYTES / 2**20:.0f} MiB fits the explorer's largest FFN"
+            f"it would unpack to {unpacked / 2**20:.1f} MiB; at most "
+            f"{MAX_UNPACKED_BYTES / 2**20:.1f} MiB fits the largest model an upload may hold"
         )
+    check_npy_headers(data)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             return {name: npz[name] for name in npz.files}
@@ -77,6 +115,34 @@ def read_npz(data: bytes) -> dict[str, np.ndarray]:
         raise ValueError(
             "not a plain NPZ file of numeric arrays (pickled objects are refused)"
         ) from err
+
+
+def check_npy_headers(data: bytes) -> None:
+    """Read each array's header (its dtype and shape) before any of its data.
+
+    A header may claim any shape: a 181-byte file that says (10**12,) would make NumPy
+    try to allocate 8 TB. So the claimed size is checked against what an upload may hold.
+    """
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            with archive.open(info) as member:
+                try:
+                    version = np.lib.format.read_magic(member)
+                    read_header = {
+                        (1, 0): np.lib.format.read_array_header_1_0,
+                        (2, 0): np.lib.format.read_array_header_2_0,
+                    }.get(version)
+                    if read_header is None:
+                        raise ValueError(f"unknown .npy version {version}")
+                    shape, _, dtype = read_header(member, max_header_size=10_000)
+                except (ValueError, OSError, EOFError) as err:
+                    name = safe_name(info.filename.removesuffix(".npy"))
+                    raise ValueError(f"array {name} is not a plain .npy array") from err
+            if dtype.hasobject:
+                raise ValueError("pickled objects are refused")
+            if np.prod(shape, dtype=np.float64) * dtype.itemsize > MAX_UNPACKED_BYTES:
+                name = safe_name(info.filename.removesuffix(".npy"))
+                raise ValueError(f"array {name} claims shape {shape}, more than an upload holds")
 
 
 def weights_to_npz(weights: dict[str, np.ndarray]) -> bytes:
@@ -95,20 +161,46 @@ def weights_from_file(data: bytes, filename: str) -> dict[str, np.ndarray]:
     """Read and check an uploaded .npz or .json file."""
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(
-            f"the file is {len(data) / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES // 2**20} MiB"
+            f"the file is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB"
         )
     if filename.lower().endswith(".npz"):
         arrays = read_npz(data)
     elif filename.lower().endswith(".json"):
-        try:
-            arrays = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ValueError(f"not valid JSON: {err}") from err
-        if not isinstance(arrays, dict):
-            raise ValueError("the JSON must be an object with keys W1, b1, W2, b2")
+        arrays = read_json(data)
     else:
         raise ValueError("upload a .npz or .json file")
     return checked_weights(arrays)
+
+
+def read_json(data: bytes) -> dict:
+    """The object of a JSON weights file, refusing what would cost far more than it holds.
+
+    Two checks run on the raw bytes before parsing: the nesting depth (100,000 nested
+    lists exhaust Python's recursion) and the count of commas (12 million one-element
+    lists took 1.6 GB as Python objects), so that parsing holds memory in proportion to
+    the numbers an upload may contain.
+    """
+    raw = np.frombuffer(data, dtype=np.uint8)
+    values = int(np.count_nonzero(raw == ord(",")))
+    if values > MAX_UPLOAD_WEIGHTS + 2 * (MAX_D_MODEL + MAX_D_FF) + 16:
+        raise ValueError(
+            f"the JSON lists about {values:,} values; an upload holds at most "
+            f"{MAX_UPLOAD_WEIGHTS:,} weights and their biases"
+        )
+    opens = (raw == ord("[")) | (raw == ord("{"))
+    closes = (raw == ord("]")) | (raw == ord("}"))
+    step = opens.view(np.int8) - closes.view(np.int8)  # +1, -1 or 0 per byte
+    # In int8 the running depth wraps past 127, but it passes JSON_DEPTH + 1 first.
+    depth = np.cumsum(step, dtype=np.int8)  # (len(data),)
+    if raw.size and depth.max() > JSON_DEPTH:
+        raise ValueError(f"the JSON nests deeper than the {JSON_DEPTH} levels of a weights file")
+    try:
+        arrays = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"not valid JSON: {err}") from err
+    if not isinstance(arrays, dict):
+        raise ValueError("the JSON must be an object with keys W1, b1, W2, b2")
+    return arrays
 
 
 def encode_numbers(arr: np.ndarray) -> str:
@@ -128,6 +220,8 @@ def decode_numbers(text: str, shape: tuple[int, ...]) -> np.ndarray:
         raise ValueError("the numbers could not be read") from err
     if not np.all(np.isfinite(values)):
         raise ValueError("NaN or infinite values")
+    if np.any(np.abs(values) > MAX_MAGNITUDE):
+        raise ValueError(f"values beyond ±{MAX_MAGNITUDE:,.0f}")
     return values.reshape(shape)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core.weights_io import decode_arrays, encode_arrays
+from ffn_core.weights_io import MAX_MAGNITUDE, decode_arrays, encode_arrays
 
 Arrays = dict[str, np.ndarray]
 
@@ -67,12 +67,13 @@ def edit_table(
     st.caption(caption)
     edited = st.data_editor(frame, key=key, width="content")
     values = edited.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    bad = ~np.isfinite(values)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(values) <= MAX_MAGNITUDE)  # NaN and infinities included
     if bad.any():
         name = caption.split(" ")[0]
         st.warning(
-            f"{name}: {int(bad.sum())} cell(s) were not a finite number (blank, text, "
-            "NaN or infinity) and keep their previous value."
+            f"{name}: {int(bad.sum())} cell(s) were not a number within ±{MAX_MAGNITUDE:,.0f} "
+            "(blank, text, NaN, infinity or too large) and keep their previous value."
         )
         values = np.where(bad, before, values)
     return values.reshape(arr.shape)

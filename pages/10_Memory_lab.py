@@ -12,6 +12,7 @@ from ffn_core.memory import (
     fact_indices,
     rank_one_edit,
     scores,
+    usable_facts,
     vocab_embeddings,
 )
 from ffn_core.moe import softmax
@@ -19,9 +20,10 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.setup import setup
-from ffn_ui.training_cache import trained_memory
-from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_toggle
+from ffn_ui.training_cache import MEMORY_SECONDS, trained_memory
+from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_toggle, literal
 
+MAX_FACTS = 60  # rows the store learns: each costs every training step a little
 MIN_D_MODEL = 16  # 54 word vectors need room to be told apart
 MAX_D_MODEL = 128  # wider adds nothing to 54 words, and each trained store is kept in memory
 CAPACITY_WIDTHS = (1, 2, 3, 4, 8, 16, 32, 64)
@@ -54,19 +56,15 @@ edited = st.data_editor(
     key=f"facts_{table_name}",
     width="content",
 )
-pairs = [
-    (str(s).strip().lower(), str(o).strip().lower())
-    for s, o in edited.itertuples(index=False)
-    if s and o
-]
-known = [(s, o) for s, o in pairs if s in VOCAB and o in VOCAB]
-if len(known) < len(pairs):
+facts, left_out = usable_facts(list(edited.itertuples(index=False)), MAX_FACTS)
+if left_out:
     st.warning(
         "Left out pairs with words outside the vocabulary: "
-        + ", ".join(f"{s} → {o}" for s, o in pairs if (s, o) not in known)
+        + literal(", ".join(f"{s} → {o}" for s, o in left_out))
         + f". The vocabulary: {', '.join(VOCAB)}."
     )
-facts = list(dict.fromkeys(known))  # unique, in order
+if len(facts) == MAX_FACTS:
+    st.info(f"The store learns at most {MAX_FACTS} facts; rows past that are left out.")
 if not facts:
     st.error("Add at least one pair of words from the vocabulary.")
     st.stop()
@@ -82,8 +80,15 @@ left.metric("facts recalled", f"{recalled.sum()} of {len(facts)}")
 right.metric(
     "training steps",
     f"{len(result.losses)}",
-    help="Training stops 20 steps after every fact is recalled, or at 1,500.",
+    help="Training stops 20 steps after every fact is recalled, or at 1,500, or when its "
+    f"{MEMORY_SECONDS:g} s of server time run out.",
 )
+if result.out_of_time:
+    st.warning(
+        f"Training stopped after {len(result.losses)} steps, when its {MEMORY_SECONDS:g} s of "
+        "server time ran out, with the facts not all recalled: what follows is that partial "
+        "store. A table with a subject that has two objects can never be learned whole."
+    )
 steps = np.arange(1, len(result.losses) + 1)
 show(
     figures.log_lines(
@@ -218,7 +223,9 @@ curve = [
     for q in fractions
 ]
 widths = list(CAPACITY_WIDTHS)
-by_width = [trained_memory(tuple(facts), d_model, w, act, 0).recall[-1] for w in widths]
+capacity = bound_toggle(
+    f"Also train the store at {len(widths)} widths, for its capacity curve", "capacity", False
+)
 left, right = st.columns(2)
 with left:
     show(
@@ -231,23 +238,29 @@ with left:
         ),
         model.presenter,
     )
-with right:
-    show(
-        figures.curves(
-            np.array(widths, float),
-            {"recall": np.array(by_width)},
-            "recall after training at each width",
-            "recall",
-            "d_ff",
-        ),
-        model.presenter,
-    )
+if capacity:
+    by_width = [trained_memory(tuple(facts), d_model, w, act, 0).recall[-1] for w in widths]
+    with right:
+        show(
+            figures.curves(
+                np.array(widths, float),
+                {"recall": np.array(by_width)},
+                "recall after training at each width",
+                "recall",
+                "d_ff",
+            ),
+            model.presenter,
+        )
 
 st.caption(
-    "A trained store is redundant: random neurons can go long before facts break. And with "
-    "only a dozen facts, two or three neurons already suffice, because the readout against "
-    "every word does much of the work; a single neuron can only point one way and loses "
-    "some facts."
+    "A trained store is redundant: random neurons can go long before facts break."
+    + (
+        " And with only a dozen facts, two or three neurons already suffice, because the "
+        "readout against every word does much of the work; a single neuron can only point "
+        "one way and loses some facts."
+        if capacity
+        else ""
+    )
 )
 
 st.subheader("6. Rewrite one fact")

@@ -8,6 +8,7 @@ import streamlit as st
 
 from ffn_core import ffn_backward, ffn_forward, get_activation
 from ffn_core.gradcheck import PARAMETER_NAMES
+from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
@@ -88,9 +89,7 @@ else:
         2000,
     )
     try:
-        row = np.array([float(v) for v in typed.replace(",", " ").split()])
-        if row.shape != (C,) or not np.all(np.isfinite(row)):
-            raise ValueError(f"expected {C} finite numbers, got {row.size}")
+        row = parse_row(typed, C)
     except ValueError as err:
         st.warning(f"Could not use that row ({err}); using 1, 0, 0, … instead.")
         row = np.eye(C)[0]

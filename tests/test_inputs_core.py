@@ -111,7 +111,7 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked():
         archive.writestr("W1.npy", b"\0" * (80 * 2**20))  # 80 MiB of zeros, tiny compressed
     data = buffer.getvalue()
     assert len(data) < 2**20
-    with pytest.raises(ValueError, match="would unpack to 80 MiB"):
+    with pytest.raises(ValueError, match=r"would unpack to 80\.0 MiB"):
         weights_from_file(data, "bomb.npz")
 
 
@@ -137,7 +137,7 @@ BAD_FILES = [
     ),
     ("not json", lambda w: b"{not json", "w.json", "not valid JSON"),
     ("a list", lambda w: b"[1, 2]", "w.json", "an object with keys"),
-    ("oversized", lambda w: b"0" * (MAX_FILE_BYTES + 1), "w.npz", "the limit is 50 MiB"),
+    ("oversized", lambda w: b"0" * (MAX_FILE_BYTES + 1), "w.npz", "the limit is 8 MB"),
     (
         "too wide",
         lambda w: npz_bytes(

@@ -203,7 +203,9 @@ def test_a_folder_variable_without_the_files_is_reported(monkeypatch, tmp_path):
     monkeypatch.setenv(ENV_VAR, str(tmp_path))
     at = open_page(REAL_MODEL)
     assert not at.exception
+    assert "The folder in FFN_MINILM_DIR does not hold all-MiniLM-L6-v2" in warnings_text(at)
     assert "config.json" in warnings_text(at)
+    assert str(tmp_path) not in warnings_text(at)  # the server's paths stay in its log
     assert not at.get("plotly_chart")
 
 

@@ -31,7 +31,7 @@ BAD = {
     "wrong shape": npz(**{**GOOD, "W1": GOOD["W1"].T}),
     "NaN": npz(**{**GOOD, "b2": np.array([0.0, np.nan, 1.0])}),
     "non-numeric JSON": b'{"W1": [["a"]], "b1": [1], "W2": [[1]], "b2": [1]}',
-    "oversized": b"\0" * (50 * 2**20 + 1),
+    "oversized": b"\0" * (8_000_000 + 1),
 }
 
 
@@ -43,7 +43,7 @@ def test_a_bad_upload_leaves_the_weights_untouched_and_says_why(case):
     assert state["uploaded_weights"] == "previous"
     assert (state["d_model"], state["d_ff"], state["init"]) == (4, 16, "normal")
     kind, message = state["upload_result"]
-    assert kind == "error" and message.startswith(f"{name} was not loaded: ")
+    assert kind == "error" and message.startswith(f"`{name}` was not loaded: ")
 
 
 def test_a_good_upload_switches_the_model_to_it():
@@ -51,7 +51,7 @@ def test_a_good_upload_switches_the_model_to_it():
     apply_upload(at.session_state, "mine.npz", weights_to_npz(GOOD))
     at.run()
     assert not at.exception
-    assert "Loaded mine.npz: d_model 3, d_ff 7." in [s.value for s in at.success]
+    assert "Loaded `mine.npz`: d_model 3, d_ff 7." in [s.value for s in at.success]
     assert at.sidebar.selectbox(key="init").value == "uploaded"
     x = embed_words(["the", "cat", "sat", "on", "the", "mat"], 3)
     np.testing.assert_allclose(
@@ -66,7 +66,7 @@ def test_a_failed_upload_shows_its_message_on_the_page():
     apply_upload(at.session_state, "bad.npz", BAD["NaN"])
     at.run()
     assert not at.exception
-    assert any("bad.npz was not loaded: b2 holds NaN" in e.value for e in at.error)
+    assert any("`bad.npz` was not loaded: b2 holds NaN" in e.value for e in at.error)
     assert at.sidebar.selectbox(key="init").value == "normal"
 
 
