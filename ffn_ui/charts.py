@@ -13,8 +13,6 @@ def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
     """Draw a figure, larger in presenter mode."""
     if presenter:
         fig.update_layout(font_size=20, height=int((fig.layout.height or 400) * 1.3))
-    else:
-        fig.update_layout(font_size=14)
     st.plotly_chart(fig, **kwargs)
 
 

@@ -16,13 +16,28 @@ DIVERGING = "RdBu_r"  # blue below zero, red above, white at zero
 MAX_COLUMNS = 256  # heatmap columns drawn; wider layers keep their most active neurons
 
 
+FONT_SIZE = 14  # charts' text; presenter mode enlarges it (ffn_ui.charts.show)
+
+
 def f32(values) -> np.ndarray:
     return np.asarray(values, dtype=np.float32)
 
 
-def compact(fig: go.Figure, height: int = 380) -> go.Figure:
-    fig.update_layout(margin={"t": 40, "b": 10, "l": 10, "r": 10}, height=height)
-    return fig
+def figure(data: list, height: int = 380, **layout) -> go.Figure:
+    """The finished figure in one call. Plotly checks every property each time one is set,
+    so a figure built at once costs a quarter of one finished with update_* calls."""
+    base = {"margin": {"t": 40, "b": 10, "l": 10, "r": 10}, "height": height}
+    return go.Figure(data=data, layout={**base, "font": {"size": FONT_SIZE}, **layout})
+
+
+def line_at(x: float | None = None, y: float | None = None, **line) -> dict:
+    """A vertical line at x, or a horizontal one at y, across the whole plot: a layout shape."""
+    if x is not None:
+        return dict(type="line", x0=x, x1=x, xref="x", y0=0, y1=1, yref="y domain", line=line)
+    return dict(type="line", y0=y, y1=y, yref="y", x0=0, x1=1, xref="x domain", line=line)
+
+
+ZERO_LINE = {"color": "grey", "width": 1}
 
 
 def most_active_columns(
@@ -59,26 +74,33 @@ def firing_heatmap(
     values, fired: (T, K).
     """
     z = np.where(fired, values, np.nan) if mask else values
-    limit = float(np.nanmax(np.abs(values))) if values.size else 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=f32(z),
-            x=neuron_labels,
-            y=token_labels,
-            colorscale=DIVERGING,
-            zmid=0,
-            zmin=-limit,
-            zmax=limit,
-            colorbar={"title": what, "thickness": 12},
-            hovertemplate=f"token %{{y}}<br>neuron %{{x}}<br>{what} %{{z:.4g}}<extra></extra>",
-            xgap=1 if len(neuron_labels) <= 64 else 0,
-            ygap=1,
-        )
+    limit = largest(values)
+    heatmap = go.Heatmap(
+        z=f32(z),
+        x=neuron_labels,
+        y=token_labels,
+        colorscale=DIVERGING,
+        zmid=0,
+        zmin=-limit,
+        zmax=limit,
+        colorbar={"title": what, "thickness": 12},
+        hovertemplate=f"token %{{y}}<br>neuron %{{x}}<br>{what} %{{z:.4g}}<extra></extra>",
+        xgap=1 if len(neuron_labels) <= 64 else 0,
+        ygap=1,
     )
-    fig.update_yaxes(autorange="reversed", title="token", type="category")
-    fig.update_xaxes(title="hidden neuron", type="category")
-    fig.update_layout(plot_bgcolor="#F2F2F2")  # what a masked (silent) cell shows
-    return compact(fig, height=min(900, max(340, 80 + 34 * len(token_labels))))
+    return figure(
+        [heatmap],
+        min(900, max(340, 80 + 34 * len(token_labels))),
+        yaxis={"autorange": "reversed", "title": "token", "type": "category"},
+        xaxis={"title": "hidden neuron", "type": "category"},
+        plot_bgcolor="#F2F2F2",  # what a masked (silent) cell shows
+    )
+
+
+def largest(values: np.ndarray) -> float:
+    """The largest finite |value|, for a colour scale centred on zero; 1 if there is none."""
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
 def bars(
@@ -89,8 +111,10 @@ def bars(
     colours=None,
     horizontal=False,
     highlight: int | None = None,
+    level: float | None = None,
 ) -> go.Figure:
-    """One bar per label with its exact value on hover; `highlight` outlines one bar."""
+    """One bar per label with its exact value on hover; `highlight` outlines one bar, and
+    a dashed line marks `level` (as "uniform load")."""
     values = f32(values)
     bar = go.Bar(
         x=values if horizontal else labels,
@@ -106,32 +130,51 @@ def bars(
         widths = np.zeros(len(labels), np.float32)
         widths[highlight] = 3
         bar.marker.line = {"color": "black", "width": widths}
-    fig = go.Figure(bar)
-    fig.update_layout(title=title)
     if horizontal:
-        fig.update_yaxes(autorange="reversed", type="category")
+        axes = {"yaxis": {"autorange": "reversed", "type": "category"}}
     else:
-        fig.update_xaxes(type="category")
-    return compact(fig, height=max(300, 40 + 24 * len(labels)) if horizontal else 320)
+        axes = {"xaxis": {"type": "category"}}
+    height = max(300, 40 + 24 * len(labels)) if horizontal else 320
+    marks = {}
+    if level is not None:
+        label = dict(x=1, xref="x domain", y=level, text="uniform load", showarrow=False)
+        marks = {"shapes": [line_at(y=level, dash="dash")], "annotations": [label]}
+    return figure([bar], height, title=title, **axes, **marks)
 
 
 def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:
-    """Distribution of activations, binned in NumPy so only the counts travel."""
+    """Distribution of activations, binned in NumPy so only the counts travel. Values that
+    are not finite cannot be binned; the title says how many were left out."""
     values = np.asarray(values).ravel()
-    counts, edges = np.histogram(values, bins=60)
+    finite = values[np.isfinite(values)]
+    if finite.size < values.size:
+        title += f" ({values.size - finite.size} not finite, left out)"
+    counts, edges = np.histogram(finite, bins=60)
     centres = (edges[:-1] + edges[1:]) / 2
-    fig = go.Figure(
-        go.Bar(
-            x=f32(centres),
-            y=f32(counts),
-            width=f32(np.diff(edges)),
-            marker_color=np.where(centres > threshold, FIRED, SILENT),
-            hovertemplate="around %{x:.3g}: %{y} activations<extra></extra>",
-        )
+    bar = go.Bar(
+        x=f32(centres),
+        y=f32(counts),
+        width=f32(np.diff(edges)),
+        marker_color=np.where(centres > threshold, FIRED, SILENT),
+        hovertemplate="around %{x:.3g}: %{y} activations<extra></extra>",
     )
-    fig.add_vline(x=threshold, line_dash="dash", annotation_text="fires above")
-    fig.update_layout(title=title, xaxis_title="activation", yaxis_title="count")
-    return compact(fig, 320)
+    label = {
+        "x": threshold,
+        "y": 1,
+        "yref": "y domain",
+        "text": "fires above",
+        "showarrow": False,
+        "xanchor": "left",
+    }
+    return figure(
+        [bar],
+        320,
+        title=title,
+        xaxis={"title": "activation"},
+        yaxis={"title": "count"},
+        shapes=[line_at(x=threshold, dash="dash")],
+        annotations=[label],
+    )
 
 
 def neuron_writes_figure(
@@ -146,42 +189,46 @@ def neuron_writes_figure(
     parts: (K, C), row k = h_k * W2[k] (a last row may gather "other" neurons);
     out: (C,), the FFN output, equal to parts summed plus b2.
     """
-    fig = go.Figure()
-    for k, label in enumerate(neuron_labels):
-        colour = OTHER if label.startswith("other") else COLOURS[k % len(COLOURS)]
-        fig.add_bar(
+    data = [
+        go.Bar(
             x=coord_labels,
             y=f32(parts[k]),
             name=label,
-            marker_color=colour,
+            marker_color=OTHER if label.startswith("other") else COLOURS[k % len(COLOURS)],
             hovertemplate=f"{label} writes %{{y:.4g}} into %{{x}}<extra></extra>",
         )
+        for k, label in enumerate(neuron_labels)
+    ]
     if b2 is not None:
-        fig.add_bar(
-            x=coord_labels,
-            y=f32(b2),
-            name="b2",
-            marker_color="white",
-            marker_line={"color": "black", "width": 1},
-            hovertemplate="b2 adds %{y:.4g} to %{x}<extra></extra>",
+        data.append(
+            go.Bar(
+                x=coord_labels,
+                y=f32(b2),
+                name="b2",
+                marker_color="white",
+                marker_line={"color": "black", "width": 1},
+                hovertemplate="b2 adds %{y:.4g} to %{x}<extra></extra>",
+            )
         )
-    fig.add_scatter(
-        x=coord_labels,
-        y=f32(out),
-        mode="markers",
-        name="output (the sum)",
-        marker={"symbol": "diamond", "size": 14, "color": "black"},
-        hovertemplate="output %{x} = %{y:.6g}<extra></extra>",
+    data.append(
+        go.Scatter(
+            x=coord_labels,
+            y=f32(out),
+            mode="markers",
+            name="output (the sum)",
+            marker={"symbol": "diamond", "size": 14, "color": "black"},
+            hovertemplate="output %{x} = %{y:.6g}<extra></extra>",
+        )
     )
-    fig.update_layout(
+    return figure(
+        data,
+        400,
         barmode="relative",
-        xaxis_title="output coordinate",
-        yaxis_title="amount written",
+        xaxis={"title": "output coordinate", "type": "category"},
+        yaxis={"title": "amount written"},
         legend={"orientation": "h", "y": -0.25},
+        shapes=[line_at(y=0, **ZERO_LINE)],
     )
-    fig.update_xaxes(type="category")
-    fig.add_hline(y=0, line_color="grey", line_width=1)
-    return compact(fig, 400)
 
 
 def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Figure:
@@ -192,81 +239,89 @@ def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Fi
     steps = np.vstack([parts, b2[None, :]])  # (K + 1, 2)
     tips = np.cumsum(steps, axis=0)
     tails = tips - steps
-    fig = go.Figure()
+    arrows, data = [], []
     for k, name in enumerate([*labels, "b2"]):
         (x0, y0), (x1, y1) = tails[k], tips[k]
-        fig.add_annotation(
-            x=x1,
-            y=y1,
-            ax=x0,
-            ay=y0,
-            xref="x",
-            yref="y",
-            axref="x",
-            ayref="y",
-            showarrow=True,
-            arrowhead=3,
-            arrowwidth=3,
-            arrowcolor=COLOURS[k % len(COLOURS)] if name != "b2" else "black",
+        colour = COLOURS[k % len(COLOURS)] if name != "b2" else "black"
+        arrow = dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y")
+        arrows.append(dict(arrow, showarrow=True, arrowhead=3, arrowwidth=3, arrowcolor=colour))
+        data.append(
+            go.Scatter(
+                x=f32([x1]),
+                y=f32([y1]),
+                mode="markers",
+                name=name,
+                marker={"color": colour, "size": 6},
+                hovertemplate=f"after {name}: (%{{x:.4g}}, %{{y:.4g}})<extra></extra>",
+            )
         )
-        fig.add_scatter(
-            x=f32([x1]),
-            y=f32([y1]),
+    data.append(
+        go.Scatter(
+            x=f32([0]),
+            y=f32([0]),
             mode="markers",
-            name=name,
-            marker={"color": COLOURS[k % len(COLOURS)] if name != "b2" else "black", "size": 6},
-            hovertemplate=f"after {name}: (%{{x:.4g}}, %{{y:.4g}})<extra></extra>",
+            name="start",
+            marker={"color": "grey", "size": 8},
         )
-    fig.add_scatter(
-        x=f32([0]), y=f32([0]), mode="markers", name="start", marker={"color": "grey", "size": 8}
     )
     points = np.vstack([tails, tips, [[0, 0]]])
     pad = 0.15 * max(1.0, float(np.abs(points).max()))
     lo, hi = points.min(axis=0) - pad, points.max(axis=0) + pad
-    fig.update_xaxes(range=[lo[0], hi[0]], title="out₁", zeroline=True)
-    fig.update_yaxes(range=[lo[1], hi[1]], title="out₂", zeroline=True, scaleanchor="x")
-    return compact(fig, 420)
+    return figure(
+        data,
+        420,
+        annotations=arrows,
+        xaxis={"range": [lo[0], hi[0]], "title": "out₁", "zeroline": True},
+        yaxis={"range": [lo[1], hi[1]], "title": "out₂", "zeroline": True, "scaleanchor": "x"},
+    )
 
 
 def grouped_bars(series: dict[str, np.ndarray], coord_labels: list[str], title: str) -> go.Figure:
     """Several vectors side by side, one group per coordinate."""
-    fig = go.Figure()
-    for k, (name, values) in enumerate(series.items()):
-        fig.add_bar(
+    data = [
+        go.Bar(
             x=coord_labels,
             y=f32(values),
             name=name,
             marker_color=COLOURS[k % len(COLOURS)],
             hovertemplate=f"{name} %{{x}} = %{{y:.4g}}<extra></extra>",
         )
-    fig.update_layout(barmode="group", title=title, legend={"orientation": "h", "y": -0.2})
-    fig.update_xaxes(type="category")
-    fig.add_hline(y=0, line_color="grey", line_width=1)
-    return compact(fig, 360)
+        for k, (name, values) in enumerate(series.items())
+    ]
+    return figure(
+        data,
+        360,
+        barmode="group",
+        title=title,
+        legend={"orientation": "h", "y": -0.2},
+        xaxis={"type": "category"},
+        shapes=[line_at(y=0, **ZERO_LINE)],
+    )
 
 
 def matrix_heatmap(
     values: np.ndarray, rows: list[str], cols: list[str], title: str, what: str = "value"
 ) -> go.Figure:
     """Any matrix on a diverging scale centred on zero, exact values on hover."""
-    limit = float(np.max(np.abs(values))) if values.size else 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=f32(values),
-            x=cols,
-            y=rows,
-            colorscale=DIVERGING,
-            zmid=0,
-            zmin=-limit or -1,
-            zmax=limit or 1,
-            colorbar={"thickness": 12},
-            hovertemplate=f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>",
-        )
+    limit = largest(values)
+    heatmap = go.Heatmap(
+        z=f32(values),
+        x=cols,
+        y=rows,
+        colorscale=DIVERGING,
+        zmid=0,
+        zmin=-limit,
+        zmax=limit,
+        colorbar={"thickness": 12},
+        hovertemplate=f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>",
     )
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category")
-    fig.update_layout(title=title)
-    return compact(fig, min(700, max(260, 80 + 26 * len(rows))))
+    return figure(
+        [heatmap],
+        min(700, max(260, 80 + 26 * len(rows))),
+        title=title,
+        yaxis={"autorange": "reversed", "type": "category"},
+        xaxis={"type": "category"},
+    )
 
 
 def curves(
@@ -276,11 +331,11 @@ def curves(
     ytitle: str,
     xtitle: str = "z",
     zero_lines: bool = True,
+    **layout,
 ) -> go.Figure:
     """One line per series over the same x axis; zero_lines draws the axes through 0."""
-    fig = go.Figure()
-    for k, (name, values) in enumerate(series.items()):
-        fig.add_scatter(
+    data = [
+        go.Scatter(
             x=f32(z),
             y=f32(values),
             mode="lines",
@@ -288,90 +343,92 @@ def curves(
             line={"color": COLOURS[k % len(COLOURS)], "width": 3},
             hovertemplate=f"{name}(%{{x:.3f}}) = %{{y:.6g}}<extra></extra>",
         )
-    fig.update_layout(title=title, xaxis_title=xtitle, yaxis_title=ytitle, hovermode="x unified")
-    if zero_lines:
-        fig.add_hline(y=0, line_color="grey", line_width=1)
-        fig.add_vline(x=0, line_color="grey", line_width=1)
-    return compact(fig, 380)
+        for k, (name, values) in enumerate(series.items())
+    ]
+    shapes = [line_at(y=0, **ZERO_LINE), line_at(x=0, **ZERO_LINE)] if zero_lines else []
+    shapes += layout.pop("shapes", [])
+    axes = {"xaxis": {"title": xtitle}, "yaxis": {"title": ytitle}}
+    for axis in ("xaxis", "yaxis"):
+        axes[axis].update(layout.pop(axis, {}))
+    return figure(data, 380, title=title, hovermode="x unified", shapes=shapes, **axes, **layout)
 
 
 def surface_contour(
     xs: np.ndarray, ys: np.ndarray, values: np.ndarray, title: str, xtitle: str, ytitle: str
 ) -> go.Figure:
     """A function of two inputs as filled contours around zero; values: (len(ys), len(xs))."""
-    limit = float(np.max(np.abs(values)))
-    fig = go.Figure(
-        go.Contour(
-            x=f32(xs),
-            y=f32(ys),
-            z=f32(values),
-            colorscale=DIVERGING,
-            zmid=0,
-            zmin=-limit,
-            zmax=limit,
-            colorbar={"thickness": 12},
-            contours={"showlabels": True},
-            hovertemplate=(
-                f"{xtitle} %{{x:.2f}}, {ytitle} %{{y:.2f}}<br>value %{{z:.4g}}<extra></extra>"
-            ),
-        )
+    limit = largest(values)
+    contour = go.Contour(
+        x=f32(xs),
+        y=f32(ys),
+        z=f32(values),
+        colorscale=DIVERGING,
+        zmid=0,
+        zmin=-limit,
+        zmax=limit,
+        colorbar={"thickness": 12},
+        contours={"showlabels": True},
+        hovertemplate=(
+            f"{xtitle} %{{x:.2f}}, {ytitle} %{{y:.2f}}<br>value %{{z:.4g}}<extra></extra>"
+        ),
     )
-    fig.update_layout(title=title, xaxis_title=xtitle, yaxis_title=ytitle)
-    return compact(fig, 420)
+    return figure([contour], 420, title=title, xaxis={"title": xtitle}, yaxis={"title": ytitle})
 
 
 def decision_surface(
     grid: np.ndarray, prob: np.ndarray, X: np.ndarray, y: np.ndarray, title: str
 ) -> go.Figure:
     """P(class 1) over a square grid, with the training points on top. prob: (G, G)."""
-    fig = go.Figure(
+    data = [
         go.Heatmap(
             x=f32(grid),
             y=f32(grid),
             z=f32(prob),
-            colorscale="RdBu_r",
+            colorscale=DIVERGING,
             zmin=0,
             zmax=1,
             colorbar={"title": "P(class 1)", "thickness": 12},
             opacity=0.55,  # pale enough for the points on top to stand out
             hovertemplate="(%{x:.2f}, %{y:.2f}): P = %{z:.3f}<extra></extra>",
         )
-    )
+    ]
     for cls, colour in ((0, COLOURS[0]), (1, COLOURS[5])):
         pts = X[y == cls]
-        fig.add_scatter(
-            x=f32(pts[:, 0]),
-            y=f32(pts[:, 1]),
-            mode="markers",
-            name=f"class {cls}",
-            marker={"color": colour, "size": 6, "line": {"color": "white", "width": 1}},
-            hovertemplate=f"class {cls} at (%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
+        data.append(
+            go.Scatter(
+                x=f32(pts[:, 0]),
+                y=f32(pts[:, 1]),
+                mode="markers",
+                name=f"class {cls}",
+                marker={"color": colour, "size": 6, "line": {"color": "white", "width": 1}},
+                hovertemplate=f"class {cls} at (%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
+            )
         )
-    fig.update_layout(title=title, legend={"orientation": "h", "y": -0.12})
-    fig.update_yaxes(scaleanchor="x")
-    return compact(fig, 400)
+    return figure(
+        data, 400, title=title, legend={"orientation": "h", "y": -0.12}, yaxis={"scaleanchor": "x"}
+    )
 
 
 def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -> go.Figure:
-    fig = go.Figure()
-    fig.add_scatter(
-        x=f32(x),
-        y=f32(target),
-        mode="markers",
-        name="target",
-        marker={"color": SILENT, "size": 5},
-        hovertemplate="target(%{x:.2f}) = %{y:.4g}<extra></extra>",
-    )
-    fig.add_scatter(
-        x=f32(x),
-        y=f32(pred),
-        mode="lines",
-        name="FFN",
-        line={"color": COLOURS[0], "width": 3},
-        hovertemplate="FFN(%{x:.2f}) = %{y:.4g}<extra></extra>",
-    )
-    fig.update_layout(title=title, legend={"orientation": "h", "y": -0.12})
-    return compact(fig, 400)
+    data = [
+        go.Scatter(
+            x=f32(x),
+            y=f32(target),
+            mode="markers",
+            name="target",
+            marker={"color": SILENT, "size": 5},
+            hovertemplate="target(%{x:.2f}) = %{y:.4g}<extra></extra>",
+        ),
+        go.Scatter(
+            x=f32(x),
+            y=f32(pred),
+            mode="lines",
+            name="FFN",
+            line={"color": COLOURS[0], "width": 3},
+            hovertemplate="FFN(%{x:.2f}) = %{y:.4g}<extra></extra>",
+        ),
+    ]
+    return figure(data, 400, title=title, legend={"orientation": "h", "y": -0.12})
 
 
 def log_lines(
@@ -381,37 +438,77 @@ def log_lines(
     xtitle: str,
     ytitle: str,
     log_x: bool = False,
+    **layout,
 ) -> go.Figure:
     """The same lines as `curves`, on a log y axis (and optionally log x)."""
-    fig = curves(x, series, title, ytitle, xtitle, zero_lines=False)
-    fig.update_layout(legend={"orientation": "h", "y": -0.2})
-    fig.update_yaxes(type="log")
-    if log_x:
-        fig.update_xaxes(type="log")
-    return fig
+    return curves(
+        x,
+        series,
+        title,
+        ytitle,
+        xtitle,
+        zero_lines=False,
+        legend={"orientation": "h", "y": -0.2},
+        yaxis={"type": "log"},
+        xaxis={"type": "log"} if log_x else {},
+        **layout,
+    )
+
+
+def flops_vs_length(
+    T: np.ndarray,
+    series: dict[str, np.ndarray],
+    crossover: float,
+    title: str = "",
+    chosen: int | None = None,
+) -> go.Figure:
+    """FLOPs against sequence length T on log axes, a dashed line where attention's T²
+    terms overtake the FFN, and a grey one at a chosen T."""
+    shapes = [line_at(x=crossover, dash="dash")]
+    if chosen is not None:
+        shapes.append(line_at(x=chosen, color="grey"))
+    # On a log axis an annotation is placed in log10 units, unlike a shape.
+    label = {
+        "x": float(np.log10(crossover)),
+        "y": 1,
+        "yref": "paper",
+        "text": f"T = {crossover:,.0f}",
+        "showarrow": False,
+    }
+    return log_lines(
+        T,
+        series,
+        title,
+        "sequence length T",
+        "FLOPs",
+        log_x=True,
+        shapes=shapes,
+        annotations=[label],
+    )
 
 
 def routing_heatmap(
     probs: np.ndarray, chosen: np.ndarray, token_labels: list[str], expert_labels: list[str]
 ) -> go.Figure:
     """Token x expert router probabilities; a dot marks each token's chosen experts."""
-    fig = go.Figure(
-        go.Heatmap(
-            z=f32(probs),
-            x=expert_labels,
-            y=token_labels,
-            colorscale="Blues",
-            zmin=0,
-            zmax=1,
-            text=np.where(chosen, "●", ""),
-            texttemplate="%{text}",
-            colorbar={"title": "probability", "thickness": 12},
-            hovertemplate="token %{y} → %{x}: probability %{z:.3f}<extra></extra>",
-        )
+    heatmap = go.Heatmap(
+        z=f32(probs),
+        x=expert_labels,
+        y=token_labels,
+        colorscale="Blues",
+        zmin=0,
+        zmax=1,
+        text=np.where(chosen, "●", ""),
+        texttemplate="%{text}",
+        colorbar={"title": "probability", "thickness": 12},
+        hovertemplate="token %{y} → %{x}: probability %{z:.3f}<extra></extra>",
     )
-    fig.update_yaxes(autorange="reversed", type="category", title="token")
-    fig.update_xaxes(type="category", title="expert (● chosen)")
-    return compact(fig, min(900, max(300, 80 + 30 * len(token_labels))))
+    return figure(
+        [heatmap],
+        min(900, max(300, 80 + 30 * len(token_labels))),
+        yaxis={"autorange": "reversed", "type": "category", "title": "token"},
+        xaxis={"type": "category", "title": "expert (● chosen)"},
+    )
 
 
 def spread_heatmap(values: np.ndarray, rows: list[str], cols: list[str]) -> go.Figure:
@@ -419,21 +516,23 @@ def spread_heatmap(values: np.ndarray, rows: list[str], cols: list[str]) -> go.F
 
     A sequential scale (white = unmoved), since there is no sign to show.
     """
-    fig = go.Figure(
-        go.Heatmap(
-            z=f32(values),
-            x=cols,
-            y=rows,
-            colorscale="Blues",
-            zmin=0,
-            zmax=float(values.max()) or 1.0,
-            colorbar={"title": "moved", "thickness": 12},
-            hovertemplate="%{y}<br>token %{x}<br>moved by %{z:.4g}<extra></extra>",
-            xgap=1,
-            ygap=1,
-        )
+    heatmap = go.Heatmap(
+        z=f32(values),
+        x=cols,
+        y=rows,
+        colorscale="Blues",
+        zmin=0,
+        zmax=largest(values),
+        colorbar={"title": "moved", "thickness": 12},
+        hovertemplate="%{y}<br>token %{x}<br>moved by %{z:.4g}<extra></extra>",
+        xgap=1,
+        ygap=1,
     )
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", title="token")
-    fig.update_layout(title="how far each token's vector moved", plot_bgcolor="#F2F2F2")
-    return compact(fig, 340)
+    return figure(
+        [heatmap],
+        340,
+        title="how far each token's vector moved",
+        yaxis={"autorange": "reversed", "type": "category"},
+        xaxis={"type": "category", "title": "token"},
+        plot_bgcolor="#F2F2F2",
+    )

@@ -99,19 +99,9 @@ st.caption(
     f"Attention's T² terms (scores and mixing, 4·T²·d_model) overtake the FFN "
     f"(4·T·d_model·d_ff) at T = {cross:,.0f}, where 4·T²·d = 4·T·d·d_ff, so T = d_ff."
 )
-fig = figures.log_lines(
-    T,
-    {
-        "FFN": ffn_flops(T, model.d_model, model.d_ff).astype(float),
-        "attention Q, K, V, O": attn["projections"].astype(float),
-        "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
-    },
-    "",
-    "sequence length T",
-    "FLOPs",
-    log_x=True,
-)
-fig.add_vline(x=cross, line_dash="dash")
-# On a log axis an annotation is placed in log10 units, unlike the line.
-fig.add_annotation(x=np.log10(cross), y=1, yref="paper", text=f"T = {cross:,.0f}", showarrow=False)
-show(fig, model.presenter)
+series = {
+    "FFN": ffn_flops(T, model.d_model, model.d_ff).astype(float),
+    "attention Q, K, V, O": attn["projections"].astype(float),
+    "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
+}
+show(figures.flops_vs_length(T, series, cross), model.presenter)

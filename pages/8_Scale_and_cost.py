@@ -99,23 +99,13 @@ T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
 attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
 ffn = shape.top_k * ffn_flops(T, shape.d_model, shape.d_ff, shape.ffn_kind)
 cross = quadratic_crossover(shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k)
-fig = figures.log_lines(
-    T,
-    {
-        "FFN (active experts)" if shape.n_experts > 1 else "FFN": ffn.astype(float),
-        "attention Q, K, V, O": attn["projections"].astype(float),
-        "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
-    },
-    f"{chosen}: FLOPs of one block, one forward pass over T tokens",
-    "sequence length T",
-    "FLOPs",
-    log_x=True,
-)
-fig.add_vline(x=cross, line_dash="dash")
-fig.add_vline(x=seq_len, line_color="grey")
-# On a log axis an annotation is placed in log10 units, unlike the line.
-fig.add_annotation(x=np.log10(cross), y=1, yref="paper", text=f"T = {cross:,.0f}", showarrow=False)
-show(fig, model.presenter)
+series = {
+    "FFN (active experts)" if shape.n_experts > 1 else "FFN": ffn.astype(float),
+    "attention Q, K, V, O": attn["projections"].astype(float),
+    "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
+}
+title = f"{chosen}: FLOPs of one block, one forward pass over T tokens"
+show(figures.flops_vs_length(T, series, cross, title, chosen=seq_len), model.presenter)
 per_token = ffn_flops(1, shape.d_model, shape.d_ff, shape.ffn_kind) * shape.top_k
 at_T = attention_flops(seq_len, shape.d_model, shape.n_heads, shape.n_kv_heads)
 left, mid, right = st.columns(3)

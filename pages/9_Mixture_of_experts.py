@@ -59,9 +59,11 @@ marks = np.zeros_like(cache.probs, dtype=bool)
 np.put_along_axis(marks, cache.chosen, True, axis=1)
 show(figures.routing_heatmap(cache.probs, marks, model.token_labels, expert_names), model.presenter)
 load = expert_load(cache.chosen, E)
-fig = figures.bars(expert_names, load, "tokens routed to each expert", "tokens")
-fig.add_hline(y=model.T * k / E, line_dash="dash", annotation_text="uniform load")
-show(fig, model.presenter)
+uniform = model.T * k / E
+show(
+    figures.bars(expert_names, load, "tokens routed to each expert", "tokens", level=uniform),
+    model.presenter,
+)
 
 st.subheader("2. Load balance")
 aux = load_balance_loss(cache.probs, cache.chosen)

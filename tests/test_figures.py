@@ -118,3 +118,37 @@ def test_decision_surface_and_curve_fit_show_the_data():
     assert [len(t.x) for t in points] == [1, 2]
     fit = figures.curve_fit(np.arange(3.0), np.arange(3.0), np.arange(3.0) * 0.9, "t")
     assert [t.name for t in fit.data] == ["target", "FFN"]
+
+
+def test_flops_against_length_marks_the_crossover_and_the_chosen_length():
+    T = np.array([1, 10, 100, 1000])
+    series = {"FFN": T * 8.0, "attention T² terms": T**2 * 1.0}
+    fig = figures.flops_vs_length(T, series, crossover=8.0, title="t", chosen=100)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    dashed, grey = fig.layout.shapes
+    assert (dashed.x0, dashed.line.dash) == (8.0, "dash")
+    assert (grey.x0, grey.line.color) == (100, "grey")
+    (label,) = fig.layout.annotations
+    assert label.text == "T = 8" and label.x == pytest.approx(np.log10(8.0))  # log10 units
+    assert [t.name for t in fig.data] == list(series)
+
+
+def test_the_histogram_leaves_out_values_that_are_not_finite_and_says_so():
+    values = np.array([0.0, 0.5, 1.0, np.inf, -np.inf, np.nan])
+    fig = figures.histogram(values, 0.0, "acts")
+    assert fig.layout.title.text == "acts (3 not finite, left out)"
+    assert fig.data[0].y.sum() == 3
+
+
+def test_a_heatmap_of_zeros_or_infinities_still_has_a_colour_scale():
+    fig = figures.matrix_heatmap(np.zeros((2, 2)), ["a", "b"], ["c", "d"], "zeros")
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (-1.0, 1.0)
+    fig = figures.matrix_heatmap(np.array([[np.inf, 2.0]]), ["a"], ["c", "d"], "inf")
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (-2.0, 2.0)
+
+
+def test_a_level_line_marks_uniform_load():
+    fig = figures.bars(["e1", "e2"], [3, 1], "load", "tokens", level=2.0)
+    (line,) = fig.layout.shapes
+    assert (line.y0, line.line.dash) == (2.0, "dash")
+    assert fig.layout.annotations[0].text == "uniform load"

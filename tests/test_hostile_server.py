@@ -1,0 +1,91 @@
+"""What a hostile visitor once did to a real server, replayed through Streamlit's protocol:
+a class opening one untrained setting together, and a visitor's links holding memory."""
+
+from __future__ import annotations
+
+import threading
+
+from test_server_memory import CEILING_MB
+
+from harness.protocol import Visitor
+from harness.server import AppServer
+
+UNTRAINED = "guess=no&bigger=true&task=sin&act=GELU-tanh"
+
+
+def fresh_server(name: str) -> AppServer:
+    app = AppServer(name)
+    app.start()
+    with Visitor(app.port) as visitor:  # imports and the page's start-up, paid once
+        assert not visitor.open("Collapse").exceptions
+    return app
+
+
+def cpu_of(app: AppServer, visitors: int) -> float:
+    """Server CPU seconds for `visitors` opening UNTRAINED at the same moment."""
+    start, errors = threading.Barrier(visitors), []
+
+    def visit() -> None:
+        with Visitor(app.port) as visitor:
+            start.wait()
+            errors.extend(visitor.open("Collapse", UNTRAINED).exceptions)
+
+    before = app.cpu_seconds()
+    threads = [threading.Thread(target=visit) for _ in range(visitors)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    return app.cpu_seconds() - before
+
+
+def test_twenty_students_opening_one_untrained_setting_train_it_once():
+    one, twenty = fresh_server("one-student"), fresh_server("twenty-students")
+    try:
+        alone, together = cpu_of(one, 1), cpu_of(twenty, 20)
+    finally:
+        one.stop()
+        twenty.stop()
+    print(f"one student: {alone:.2f} s of server CPU; twenty together: {together:.2f} s")
+    assert together < 3 * alone, (alone, together)
+
+
+# Eight new seeds at the caps, then five mixture-of-experts sizes of 16 experts: this took
+# a fresh server from 180 MB to 1,035 MB once.
+THIRTEEN = [("Neurons", f"d_model=1024&d_ff=4096&tokens=random&T=64&seed={s}") for s in range(8)]
+THIRTEEN += [
+    ("Mixture_of_experts", f"d_model={d}&d_ff=1024&E=16&seed={i}")
+    for i, d in enumerate((256, 250, 240, 230, 220))
+]
+
+
+def test_thirteen_links_stay_within_the_memory_budget():
+    app = AppServer("thirteen-links")
+    app.start()
+    try:
+        for page in ("Neurons", "Mixture_of_experts"):
+            with Visitor(app.port) as visitor:
+                assert not visitor.open(page).exceptions
+        warm = app.memory_mb()
+        for page, query in THIRTEEN:
+            with Visitor(app.port) as visitor:
+                assert not visitor.open(page, query).exceptions
+        grown = app.memory_mb() - warm
+    finally:
+        app.stop()
+    print(f"13 links: warm {warm:.0f} MB, grown {grown:.0f} MB")
+    assert grown < CEILING_MB, f"grew {grown:.0f} MB"
+
+
+def test_the_protocol_visitor_sees_what_a_page_shows():
+    """The checks above read what Visitor collects: it must see notes and charts."""
+    app = AppServer("visitor")
+    app.start()
+    try:
+        with Visitor(app.port) as visitor:
+            seen = visitor.open("Neurons", "d_model=abc")
+    finally:
+        app.stop()
+    assert any("address set d_model to `abc`" in note for note in seen.notes)
+    assert len(seen.charts) == 4 and not seen.exceptions
