@@ -2,18 +2,25 @@
 
 A neuron's key is a direction in d_model space; the tokens whose FFN input points along
 it most are the best plain-language description of what the key detects.
+
+Running the model over the corpus takes seconds, so the result ships with the app
+(data/minilm_top_tokens.npz), made by `python -m ffn_core.corpus` and checked against a
+fresh run by the tests. It is used only if it was made from these same weights and this
+same corpus; otherwise the index is computed again.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ffn_core.pretrained import MiniLM
+from ffn_core.pretrained import MiniLM, load_minilm
 
 CORPUS_PATH = Path(__file__).parent / "data" / "corpus.txt"
+INDEX_PATH = Path(__file__).parent / "data" / "minilm_top_tokens.npz"
 
 
 def load_corpus(path: Path = CORPUS_PATH) -> list[str]:
@@ -83,3 +90,46 @@ def top_activating_tokens(
 
 def take(arr: np.ndarray, index: np.ndarray) -> np.ndarray:
     return np.take_along_axis(arr, index, axis=2)
+
+
+def fingerprint(model: MiniLM, sentences: list[str]) -> str:
+    """What an index was made from: a hash of the corpus's text and of every weight."""
+    digest = hashlib.blake2b("\n".join(sentences).encode(), digest_size=16)
+    for arr in model.arrays():
+        digest.update(np.ascontiguousarray(arr).tobytes())
+    return digest.hexdigest()
+
+
+def save_index(top: TopTokens, model: MiniLM, path: Path = INDEX_PATH) -> None:
+    np.savez_compressed(
+        path,
+        fingerprint=np.array(fingerprint(model, top.sentences)),
+        sentence=top.sentence.astype(np.int16),
+        position=top.position.astype(np.int16),
+        value=top.value,
+    )
+
+
+def load_index(model: MiniLM, sentences: list[str], path: Path = INDEX_PATH) -> TopTokens | None:
+    """The shipped index, if it was made from this model and these sentences; else None."""
+    if not path.is_file():
+        return None
+    with np.load(path, allow_pickle=False) as saved:
+        if str(saved["fingerprint"]) != fingerprint(model, sentences):
+            return None
+        arrays = {name: saved[name] for name in ("sentence", "position", "value")}
+    tokens = [model.tokenize(text)[0] for text in sentences]
+    return TopTokens(
+        sentences,
+        tokens,
+        arrays["sentence"].astype(np.int32),
+        arrays["position"].astype(np.int32),
+        arrays["value"],
+    )
+
+
+if __name__ == "__main__":  # python -m ffn_core.corpus: make the shipped index again
+    minilm = load_minilm()
+    corpus = load_corpus()
+    save_index(top_activating_tokens(minilm, corpus), minilm)
+    print(f"wrote {INDEX_PATH} for {len(corpus)} sentences")

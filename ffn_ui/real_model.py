@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core.corpus import TopTokens, load_corpus, top_activating_tokens
+from ffn_core.corpus import TopTokens, load_corpus, load_index, top_activating_tokens
 from ffn_core.pretrained import (
     ENV_VAR,
     MODEL_FILES,
@@ -99,7 +99,9 @@ def minilm() -> MiniLM:
     max_entries=1, show_spinner="Running the model over the 285-sentence corpus, once …"
 )
 def corpus_top_tokens() -> TopTokens:
-    top = top_activating_tokens(minilm(), load_corpus())
+    """The shipped index when it fits these weights (no work), else made here, once."""
+    model, sentences = minilm(), load_corpus()
+    top = load_index(model, sentences) or top_activating_tokens(model, sentences)
     read_only([top.sentence, top.position, top.value])
     return top
 

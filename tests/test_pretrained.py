@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ffn_core import gelu
-from ffn_core.corpus import load_corpus, top_activating_tokens
+from ffn_core.corpus import load_corpus, load_index, save_index, top_activating_tokens
 from ffn_core.pretrained import (
     ENV_VAR,
     MODEL_FILES,
@@ -331,6 +331,25 @@ def test_top_tokens_are_each_neurons_largest_activations(minilm):
         for (_, s, t), (sentence, tokens, position, _) in zip(everything, found, strict=False):
             assert (sentence, position) == (sentences[s], t)
             assert tokens == traces[s].tokens
+
+
+def test_the_shipped_index_is_what_a_fresh_run_over_the_corpus_gives(minilm):
+    sentences = load_corpus()
+    shipped = load_index(minilm, sentences)
+    assert shipped is not None, "run python -m ffn_core.corpus to make the index again"
+    fresh = top_activating_tokens(minilm, sentences)
+    np.testing.assert_allclose(shipped.value, fresh.value, rtol=1e-5, atol=1e-6)
+    same = (shipped.sentence == fresh.sentence) & (shipped.position == fresh.position)
+    assert same.mean() > 0.999  # the rest are ties of equal activations, in either order
+    assert shipped.tokens == fresh.tokens
+
+
+def test_an_index_made_from_other_sentences_or_missing_is_not_used(minilm, tmp_path):
+    sentences = load_corpus()[:4]
+    save_index(top_activating_tokens(minilm, sentences, k=2), minilm, tmp_path / "i.npz")
+    assert load_index(minilm, sentences, tmp_path / "i.npz") is not None
+    assert load_index(minilm, sentences[:3], tmp_path / "i.npz") is None
+    assert load_index(minilm, sentences, tmp_path / "missing.npz") is None
 
 
 def test_value_vocabulary_is_the_top_of_e_times_the_value_vector(minilm):
