@@ -110,6 +110,7 @@ def test_a_49_mb_json_is_refused_without_costing_the_server(quiet_server, browse
     huge.write_bytes(b'{"W1": [' + b"[1]," * 12_249_980 + b"[1]]}")
     assert huge.stat().st_size > 48_999_900
     used, grown, notes = upload_and_measure(quiet_server, browser, huge)
+    print(f"49 MB JSON: {used:.2f} s of server CPU, {grown:.0f} MB")
     assert used < 3 and grown < 300, (used, grown, server_log_tail(quiet_server))
     assert "File must be 8.0MB or smaller." in notes  # the browser refuses it: one limit
 
@@ -119,6 +120,7 @@ def test_the_worst_json_under_the_limit_is_refused_cheaply(quiet_server, browser
     worst.write_bytes(b'{"W1": [' + b"[1]," * 1_999_990 + b"[1]]}")
     assert worst.stat().st_size < 8_000_000
     used, grown, notes = upload_and_measure(quiet_server, browser, worst)
+    print(f"worst JSON under the limit: {used:.2f} s of server CPU, {grown:.0f} MB")
     assert used < 3 and grown < 300, (used, grown)
     assert "worst.json was not loaded: the JSON lists about 1,999,990 values" in notes
 
