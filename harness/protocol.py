@@ -36,9 +36,10 @@ class Visitor:
     def __init__(self, port: int, timeout: float = 120) -> None:
         self.port = port
         self.timeout = timeout
-        self.ws = connect(
+        connection = connect(
             f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None
         )
+        self.ws = connection.__enter__()  # the websockets API opens it as a context
 
     def __enter__(self) -> Visitor:
         return self
