@@ -1,11 +1,16 @@
-"""Home: what the FFN is, and the lesson's smallest example computed live."""
+"""Home: what the FFN is, the lesson's smallest example computed live, and the path."""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from ffn_core import contributions, ffn_forward
-from ffn_ui.figures import neuron_writes_figure
+from ffn_core.init import lesson_example
+from ffn_ui.buttons import preset_button
+from ffn_ui.charts import show
+from ffn_ui.figures import half_planes, neuron_writes_figure
+from ffn_ui.path import TIERS
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_slider
 
@@ -18,16 +23,26 @@ INTRO = (
     "Read each hidden neuron as a rule: its column of `W1` is a pattern it looks for "
     "(a *key*), and its row of `W2` is what it writes when the pattern is there (a *value*)."
 )
+SIDEBAR_NOTE = "These settings shape every other page. The example here is the lesson's own."
+GUESS = Question(
+    "Predict first: which neuron fires for x = [−2, −2]?",
+    "guess_home",
+    ("neuron 1", "neuron 2", "both", "neither"),
+    answer="neither",
+    why="Neuron 1 scores −2 + (−2) = −4 and neuron 2 scores −2 − (−2) = 0; ReLU passes "
+    "only positive scores, so neither fires and the output is [0, 0].",
+)
 
-model = setup("Home", "FFN Explorer", INTRO)
+model = setup("Home", "FFN Explorer", INTRO, sidebar_note=SIDEBAR_NOTE)
 st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x\,W_1 + b_1)\,W_2 + b_2")
 
 st.header("The smallest example, live")
 st.markdown(
     "Two input numbers, two hidden neurons, no biases, and `W2` the identity, so each "
-    "neuron writes straight into one output coordinate. Neuron 1 looks for "
-    "*x₁ and x₂ agreeing* (key [1, 1]); neuron 2 looks for *x₁ and x₂ pulling apart* "
-    "(key [1, −1]). Move the token and watch which one fires."
+    "neuron writes straight into one output coordinate. Neuron 1's key is [1, 1]: its "
+    "score is x₁ + x₂, so it fires wherever x₁ + x₂ > 0, the half of the plane above the "
+    "line x₂ = −x₁. Neuron 2's key is [1, −1]: its score x₁ − x₂ is positive wherever "
+    "x₁ > x₂, the half below the line x₂ = x₁. Move the token and watch which fire."
 )
 left, right = st.columns(2)
 with left:
@@ -36,13 +51,15 @@ with right:
     x2 = bound_slider("x₂", "x2", -3.0, 3.0, -1.0, 0.5)
 
 x = np.array([x1, x2])
-keys = np.array([[1.0, 1.0], [1.0, -1.0]])  # one key per row, as the lesson writes them
-W1, b1, W2, b2 = keys.T, np.zeros(2), np.eye(2), np.zeros(2)  # x @ W convention
+_, weights = lesson_example()
+W1, b1, W2, b2 = weights.values()  # keys are the columns of W1 (x @ W convention)
 out, cache = ffn_forward(x, W1, b1, W2, b2)
 parts = contributions(x, W1, b1, W2, b2)  # (d_ff, d_model)
-
 neurons = ["neuron 1", "neuron 2"]
 fired = cache.h[0] > 0
+
+st.caption("Notice: a neuron fires exactly when the token lies in its shaded half-plane.")
+show(half_planes(W1.T, x), model.presenter)
 st.dataframe(
     pd.DataFrame(
         {
@@ -57,7 +74,8 @@ st.dataframe(
         }
     ),
 )
-st.plotly_chart(neuron_writes_figure(parts, out, neurons, ["out₁", "out₂"]))
+st.caption("Notice: the output is the sum of what the firing neurons write.")
+show(neuron_writes_figure(parts, out, neurons, ["out₁", "out₂"]), model.presenter)
 st.metric("output", str(out.tolist()))
 story = "; ".join(
     f"{name} scores {z:g} and {'fires' if f else 'stays silent'}"
@@ -67,27 +85,17 @@ st.caption(
     f"{story.capitalize()}. The output {out.tolist()} is built only from the patterns "
     "this token matched. The lesson's example is x = [1, −1], giving [0, 2]."
 )
+if predicted(GUESS):
+    preset_button(st, "Show x = [−2, −2] on the plane", x1=-2.0, x2=-2.0)
 
-st.header("Where to go next")
+st.header("Start here")
 st.markdown(
-    f"The sidebar sets one model that every page shares, and the address bar keeps it: "
-    f"now d_model = {model.d_model}, d_ff = {model.d_ff}, {model.activation_label}, "
-    f"{model.T} tokens. Copy the link to show someone exactly this."
+    "The pages build on each other in this order. The sidebar sets one model that every "
+    f"page shares, and the address bar keeps it: now d_model = {model.d_model}, "
+    f"d_ff = {model.d_ff}, {model.activation_label}, {model.T} "
+    f"token{'s' if model.T != 1 else ''}. Copy the link to show someone exactly this."
 )
-st.page_link("pages/1_Neurons.py", label="Neurons: which hidden neurons fire for each token")
-st.page_link(
-    "pages/2_Key_value_memory.py", label="Key–value memory: what each firing neuron writes"
-)
-st.page_link("pages/3_Activations.py", label="Activations: ReLU, GELU, SiLU and SwiGLU")
-st.page_link("pages/4_Collapse.py", label="Collapse: without the bend, one matrix")
-st.page_link("pages/5_Position-wise.py", label="Position-wise: the same MLP at every token")
-st.page_link("pages/6_Backprop.py", label="Backprop & gradient check: the backward pass, checked")
-st.page_link("pages/7_Traps.py", label="Traps: the mistakes that square examples hide")
-st.page_link("pages/8_Scale_and_cost.py", label="Scale & cost: parameters and FLOPs of real models")
-st.page_link("pages/9_Mixture_of_experts.py", label="Mixture of experts: routing tokens to experts")
-st.page_link(
-    "pages/10_Memory_lab.py", label="Memory lab: train a fact store, find and rewrite facts"
-)
-st.page_link(
-    "pages/11_Real_model.py", label="Real model: the same keys and values in all-MiniLM-L6-v2"
-)
+for tier, steps in TIERS.items():
+    st.subheader(tier)
+    for step in steps[1:] if tier == "Core" else steps:
+        st.page_link(step.page, label=f"{step.label}: {step.objective}")

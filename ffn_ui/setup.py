@@ -15,6 +15,7 @@ from ffn_ui import editing
 from ffn_ui.files import show_upload_result, weight_files
 from ffn_ui.inputs import model_weights, tokens
 from ffn_ui.model import ACTIVATION_LABELS, MAX_EDIT, Model
+from ffn_ui.path import sidebar_path
 from ffn_ui.server import configure_process, hand_back_freed_memory
 from ffn_ui.url import bound_number, bound_select, bound_toggle
 
@@ -34,15 +35,17 @@ def setup_page(title: str) -> None:
     hand_back_freed_memory()
 
 
-def setup(title: str, heading: str, intro: str) -> Model:
+def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Model:
     """Config, then the page's heading and intro, then everything the sidebar decides.
 
-    Notes about the link and the tables for edited weights follow the intro.
+    Notes about the link and the tables for edited weights follow the intro; a page can
+    say in `sidebar_note` how it uses the sidebar's model.
     """
     setup_page(title)
     st.title(heading)
     st.markdown(intro)
     sidebar = st.sidebar
+    sidebar_path(sidebar)
     presenter = bound_toggle(
         "Presenter mode",
         "presenter",
@@ -55,6 +58,8 @@ def setup(title: str, heading: str, intro: str) -> Model:
     presets(sidebar, presenter)
 
     sidebar.subheader("Model")
+    if sidebar_note:
+        sidebar.caption(sidebar_note)
     d_model = bound_number("d_model", "d_model", 1, 1024, 4, sidebar, help="Token width.")
     sidebar.button("d_ff = 4 × d_model", on_click=set_d_ff_4x, width="stretch")
     d_ff = bound_number("d_ff", "d_ff", 1, 4096, 16, sidebar, help="Hidden neurons.")

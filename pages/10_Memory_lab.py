@@ -19,6 +19,7 @@ from ffn_core.moe import softmax
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.training_cache import MEMORY_SECONDS, trained_memory
 from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_toggle, literal
@@ -318,3 +319,5 @@ st.page_link(
     "pages/11_Real_model.py",
     label="Neurons that fire on countries, years, animals in a real model →",
 )
+
+next_step("pages/10_Memory_lab.py")

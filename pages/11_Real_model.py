@@ -10,6 +10,7 @@ from ffn_core.pretrained import Edit, cosine
 from ffn_ui import figures
 from ffn_ui import real_model as rm
 from ffn_ui.charts import neuron_labels, same_position, show
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_slider, bound_text, bound_toggle
 
@@ -210,3 +211,5 @@ show(
 if moved[token] == 0:
     st.caption("The two rows were identical, so nothing changed: try a different second sentence.")
 st.page_link("pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")
+
+next_step("pages/11_Real_model.py")

@@ -15,6 +15,7 @@ from ffn_core import (
 )
 from ffn_ui import figures
 from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
 
@@ -140,3 +141,5 @@ st.markdown(
     f"{h[t, j]:.4g})."
 )
 st.page_link("pages/2_Key_value_memory.py", label="See what it writes: Key–value memory →")
+
+next_step("pages/1_Neurons.py")

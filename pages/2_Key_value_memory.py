@@ -7,6 +7,7 @@ from ffn_core import ffn_forward
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_multiselect, bound_slider
 
@@ -143,3 +144,5 @@ show(
     model.presenter,
 )
 st.page_link("pages/11_Real_model.py", label="The same keys and values in a trained model →")
+
+next_step("pages/2_Key_value_memory.py")

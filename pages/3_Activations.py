@@ -11,6 +11,7 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.model import ACTIVATION_LABELS
+from ffn_ui.path import next_step
 from ffn_ui.sections import curves_section
 from ffn_ui.setup import setup
 
@@ -92,3 +93,5 @@ st.dataframe(
     stats,
     column_config={c: st.column_config.NumberColumn(format="percent") for c in shares.columns},
 )
+
+next_step("pages/3_Activations.py")

@@ -10,6 +10,7 @@ from ffn_core.training import TASKS, make_task
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.training_cache import trained
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
@@ -178,3 +179,5 @@ show(
     ),
     model.presenter,
 )
+
+next_step("pages/4_Collapse.py")

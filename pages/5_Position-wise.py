@@ -7,6 +7,7 @@ from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossove
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_slider
 
@@ -105,3 +106,5 @@ series = {
     "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
 }
 show(figures.flops_vs_length(T, series, cross), model.presenter)
+
+next_step("pages/5_Position-wise.py")

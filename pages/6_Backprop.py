@@ -13,6 +13,7 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import (
     bound_number,
@@ -227,3 +228,5 @@ else:
         f"**{loss_one(W1_nudged) - loss_one(W1):g}**, and this token's dW1 column for "
         f"n{j + 1} is **{np.abs(dW1_one[:, j]).max():g}** everywhere."
     )
+
+next_step("pages/6_Backprop.py")

@@ -15,6 +15,7 @@ from ffn_core import (
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select
 
@@ -185,3 +186,5 @@ st.markdown(
     "plain Python lists, the W @ x convention, one ReLU between the two layers."
 )
 st.code(inspect.getsource(ffn_core.reference), language="python")
+
+next_step("pages/7_Traps.py")

@@ -7,6 +7,7 @@ from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, quadratic_crossov
 from ffn_ui import figures
 from ffn_ui.charts import show
 from ffn_ui.cost_table import cost_table, learner_shape
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_select_slider
 
@@ -116,3 +117,5 @@ st.caption(
     f"The FFN's cost per token does not depend on T; attention's T² terms pass the FFN at "
     f"T = {cross:,.0f} (the dashed line). The grey line is the T you chose."
 )
+
+next_step("pages/8_Scale_and_cost.py")

@@ -10,6 +10,7 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
 from ffn_ui.model import expert
+from ffn_ui.path import next_step
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider
 
@@ -126,3 +127,5 @@ show(
     ),
     model.presenter,
 )
+
+next_step("pages/9_Mixture_of_experts.py")

@@ -103,10 +103,11 @@ PAGES = {
     "mixture_of_experts": "Mixture_of_experts",
     "memory_lab": "Memory_lab",
     "real_model": "Real_model",
+    "glossary": "Glossary",
 }
 # charts at the default model (Collapse hides its training until the learner predicts)
 CHART_COUNTS = {
-    "home": 1,
+    "home": 2,
     "neurons": 4,
     "key_value": 4,
     "activations": 3,
@@ -118,6 +119,7 @@ CHART_COUNTS = {
     "mixture_of_experts": 3,
     "memory_lab": 6,  # the capacity curve waits for its toggle
     "real_model": 7,
+    "glossary": 0,
 }
 
 
@@ -131,6 +133,16 @@ def open_page(browser, url, charts: int | None = 1, viewport=DESKTOP):
     if charts is not None:
         expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=EXPECT_TIMEOUT)
     return page, reruns
+
+
+SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]'
+
+
+def go_to(page, reruns, label: str) -> None:
+    """Follow the sidebar's link to a page, as a person would, and wait for it to run."""
+    before = reruns.finished
+    page.locator(SIDEBAR_LINKS, has_text=label).first.click()
+    reruns.wait_for_more_than(before, page)
 
 
 def server_log_tail(server, lines: int = 30) -> str:

@@ -16,8 +16,8 @@ def home():
 
 
 def plotted_output(at) -> np.ndarray:
-    (traces,) = chart_traces(at)
-    (marker,) = [t for t in traces if t["type"] == "scatter"]
+    """The output the writes figure draws (its diamonds)."""
+    (marker,) = [t for c in chart_traces(at) for t in c if t.get("name") == "output (the sum)"]
     return decode(marker["y"])
 
 
@@ -74,3 +74,77 @@ def test_after_the_lesson_preset_the_example_and_the_sidebar_hold_the_same_x(hom
     np.testing.assert_array_equal(sidebar_x, [[1.0, -1.0]])
     assert example_x == [1.0, -1.0]
     np.testing.assert_array_equal(plotted_output(home), [0.0, 2.0])
+
+
+def all_text(at) -> str:
+    return " ".join(e.value for e in [*at.markdown, *at.caption])
+
+
+def test_the_neurons_are_described_by_the_half_plane_where_they_fire(home):
+    home.run()
+    text = all_text(home)
+    assert "fires wherever x₁ + x₂ > 0" in text and "positive wherever x₁ > x₂" in text
+    assert "agreeing" not in text and "pulling apart" not in text  # the old, false reading
+
+
+def inside(polygon_x, polygon_y, point) -> bool:
+    """Whether point is strictly inside a closed convex polygon, in either winding."""
+    px, py = point
+    sides = [
+        (x1 - x0) * (py - y0) - (y1 - y0) * (px - x0)
+        for x0, y0, x1, y1 in zip(polygon_x, polygon_y, polygon_x[1:], polygon_y[1:], strict=False)
+        if (x0, y0) != (x1, y1)
+    ]
+    return all(s > 0 for s in sides) or all(s < 0 for s in sides)
+
+
+@pytest.mark.parametrize(
+    ("x1", "x2"), [(-2.0, -1.5), (1.0, -0.5), (0.5, 2.0), (3.0, 0.5), (-1.5, 2.5)]
+)
+def test_the_half_plane_picture_puts_the_token_where_its_neurons_fire(home, x1, x2):
+    home.query_params.update({"x1": str(x1), "x2": str(x2)})
+    home.run()
+    traces = chart_traces(home)[0]
+    (dot,) = [t for t in traces if t.get("name") == "your token x"]
+    assert [float(decode(dot["x"])[0]), float(decode(dot["y"])[0])] == [x1, x2]
+    regions = [t for t in traces if t.get("fill") == "toself"]
+    assert [t["name"] for t in regions] == [
+        "neuron 1 fires: x₁ + x₂ > 0",
+        "neuron 2 fires: x₁ − x₂ > 0",
+    ]
+    for region, fires in zip(regions, (x1 + x2 > 0, x1 - x2 > 0), strict=True):
+        assert inside(decode(region["x"]), decode(region["y"]), (x1, x2)) == fires
+
+
+def test_the_prediction_waits_for_a_guess_then_says_why(home):
+    home.run()
+    assert not home.success and not home.error
+    assert not [b for b in home.button if b.label.startswith("Show x")]
+    home.radio(key="guess_home").set_value("neuron 1").run()
+    (wrong,) = home.error
+    assert wrong.value.startswith("Not this time: the answer is neither.")
+    assert "Neuron 1 scores −2 + (−2) = −4" in wrong.value
+    home.radio(key="guess_home").set_value("neither").run()
+    assert home.success[0].value.startswith("Right:")
+    (show_it,) = [b for b in home.button if b.label.startswith("Show x")]
+    show_it.click().run()
+    np.testing.assert_array_equal(plotted_output(home), [0.0, 0.0])  # the answer, drawn
+
+
+def test_the_path_links_every_page_in_order_with_its_objective(home):
+    from ffn_ui.path import STEPS
+
+    home.run()
+    links = [e.proto for e in home.get("page_link")]
+    main = [(link.page, link.label) for link in links if not link.label.startswith(("Home",))]
+    expected = [s for s in STEPS if s.page != "app.py"]
+    body = [(p, label) for p, label in main if ": " in label]  # the path on the page
+    assert [label for _, label in body] == [f"{s.label}: {s.objective}" for s in expected]
+    sidebar = [link.label for link in links if ": " not in link.label]
+    assert sidebar == [s.label for s in STEPS]  # the sidebar lists them in the same order
+
+
+def test_one_token_is_one_token(home):
+    home.query_params.update({"tokens": "random", "T": "1"})
+    home.run()
+    assert "1 token." in all_text(home) and "1 tokens" not in all_text(home)

@@ -11,6 +11,7 @@ from browser import (
     PHONE,
     PROJECTOR,
     chart_y,
+    go_to,
     no_exception,
     nudge_slider,
     open_page,
@@ -72,17 +73,17 @@ def test_activations_range_slider_reruns_its_fragment(server, browser):
 
 
 def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
-    page, reruns = open_page(browser, server.url)
+    page, reruns = open_page(browser, server.url, CHART_COUNTS["home"])
     slider = nudge_slider(page, reruns, "x₁")  # 1.0 -> 1.5
-    expect(page.locator(".js-plotly-plot")).to_have_count(1)
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["home"])
     assert slider.get_attribute("aria-valuetext") == "1.50"
-    # relu(x1 + x2), relu(x1 - x2)
-    assert settled_chart_y(page, 0, "scatter", [0.5, 2.5]) == [0.5, 2.5]
+    # relu(x1 + x2), relu(x1 - x2), the diamonds of the second chart
+    assert settled_chart_y(page, 1, "scatter", [0.5, 2.5]) == [0.5, 2.5]
     assert "x1=1.5" in page.url
 
-    fresh, _ = open_page(browser, page.url)
+    fresh, _ = open_page(browser, page.url, CHART_COUNTS["home"])
     assert fresh.get_by_role("slider", name="x₁").get_attribute("aria-valuetext") == "1.50"
-    assert chart_y(fresh, 0, "scatter") == [0.5, 2.5]
+    assert chart_y(fresh, 1, "scatter") == [0.5, 2.5]
     page.close()
     fresh.close()
 
@@ -99,9 +100,7 @@ def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser)
     assert heatmap_shape(page) == [6, 24]
     assert "d_ff=24" in page.url
 
-    before = reruns.finished
-    page.locator('[data-testid="stSidebarNav"] a', has_text="Key value memory").click()
-    reruns.wait_for_more_than(before, page)
+    go_to(page, reruns, "Key–value memory")
     expect(page.get_by_role("spinbutton", name="d_ff")).to_have_value("24")
     assert "Key_value_memory" in page.url and "d_ff=24" in page.url
     page.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from browser import PAGES, open_page, server_log_tail
+from browser import PAGES, SIDEBAR_LINKS, go_to, open_page, server_log_tail
 from browser import screenshot as save_screenshot
 from playwright.sync_api import expect
 from walk import Walker
@@ -51,7 +51,7 @@ def test_a_random_walk_across_pages_carries_state_and_never_shows_an_exception(
     rng = random.Random(f"{walk_seed}:across")
     walker = Walker(page, reruns, rng)
     for _ in range(ROUNDS):
-        links = page.locator('[data-testid="stSidebarNav"] a').all()
+        links = page.locator(SIDEBAR_LINKS).all()
         link = rng.choice(links)
         walker.trail.append(f"sidebar: {link.inner_text()!r}")
         before = reruns.finished
@@ -160,9 +160,7 @@ def test_a_tiny_d_ff_a_long_sentence_then_the_small_preset_elsewhere(server, bro
     set_number(page, reruns, "d_ff", 1)
     type_into(page, reruns, "sentence", "one two three four five six seven eight nine ten")
     pick(page, reruns, "token", "10: ten")
-    before = reruns.finished
-    page.locator('[data-testid="stSidebarNav"] a', has_text="Key value memory").click()
-    reruns.wait_for_more_than(before, page)
+    go_to(page, reruns, "Key–value memory")
     press(page, reruns, "Small")
     expect(page.get_by_role("spinbutton", name="d_ff", exact=True)).to_have_value("16")
     assert chosen(page, "token") == "10: ten"  # the sentence did not change, so neither did it

@@ -152,3 +152,11 @@ def test_a_level_line_marks_uniform_load():
     (line,) = fig.layout.shapes
     assert (line.y0, line.line.dash) == (2.0, "dash")
     assert fig.layout.annotations[0].text == "uniform load"
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [([1, 1], "x₁ + x₂"), ([1, -1], "x₁ − x₂"), ([-2, 0.5], "−2x₁ + 0.5x₂"), ([0, -1], "−x₂")],
+)
+def test_a_key_reads_as_its_score(key, text):
+    assert figures.score_text(np.array(key, float)) == text

@@ -1,0 +1,60 @@
+"""The notation and the terms the pages use, one line each: what the Glossary page shows,
+and where a page takes its one-line explanation of a term on first use."""
+
+from __future__ import annotations
+
+NOTATION = {
+    "d_model = C = D": "the width of a token's vector. The lessons write C (the NumPy lesson) "
+    "or D (the by-hand lesson); the sidebar says d_model.",
+    "d_ff = H": "the hidden width: how many neurons the FFN has, usually 4 · d_model "
+    "(3072 for GPT-2's 768).",
+    "B": "the batch: how many sequences go through at once.",
+    "T": "the sequence length: how many tokens a sequence has.",
+    "x @ W, here": "a token is a row x of d_model numbers, and FFN(x) = act(x·W1 + b1)·W2 + b2. "
+    "W1 is d_model × d_ff, so neuron j's key is column j of W1; W2 is d_ff × d_model, so its "
+    "value is row j of W2.",
+    "W @ x, in lesson 000": "the by-hand lesson writes FFN(x) = W2·relu(W1·x + b1) + b2 with "
+    "x a column: there W1 is d_ff × d_model and neuron j's key is row j of W1. Same numbers, "
+    "transposed (the Traps page shows what a wrong transpose does).",
+    "h_pre, h, out": "the scores x·W1 + b1, the activations act(h_pre), and the output h·W2 + b2.",
+}
+
+TERMS = {
+    "key and value": "neuron j's column of W1 is a pattern it matches (a key); its row of W2 is "
+    "what it writes into the output when it fires (a value) (Geva et al. 2021).",
+    "fires": "a neuron fires for a token when its activation is positive, so it writes its value.",
+    "dead neuron": "a neuron whose gradient is zero on every token of a batch: training cannot "
+    "change its key. With ReLU that happens whenever its score is negative on every token.",
+    "ReLU": "max(0, z): the original Transformer's bend; exactly 0 below zero.",
+    "GELU": "z · Φ(z), Φ the standard normal CDF: a smooth ReLU (BERT, GPT-2). GPT-2 computes "
+    "it with a tanh approximation (GELU-tanh).",
+    "SiLU (Swish)": "z · σ(z), σ the sigmoid: another smooth ReLU.",
+    "SwiGLU": "silu(x·W_gate) × (x·W_up), then ·W_down: a gated FFN with three matrices (Llama, "
+    "Mistral); d_ff ≈ 8/3 · d_model keeps its parameters level with a 4× FFN.",
+    "fan-in, Glorot": "fan-in is how many inputs feed a neuron (d_model for W1). Initial "
+    "weights of variance 1/fan-in keep scores of order 1; Glorot (Xavier) uniform scales by "
+    "both fan-in and fan-out.",
+    "1 × 1 convolution": "a filter one position wide slid along the sequence: the same weights "
+    "at every position, no mixing between positions, which is what 'position-wise' means.",
+    "singular values": "how much a matrix stretches space along each of its principal "
+    "directions; the number of nonzero ones is its rank.",
+    "grouped-query attention": "attention where several query heads share one key/value head, "
+    "so the K and V projections are smaller (Llama 2 70B, Mixtral).",
+    "FLOPs": "floating-point operations; a multiply-add counts as 2, so a (T × d) · (d × n) "
+    "product costs 2 · T · d · n.",
+    "load-balancing loss": "the Switch Transformer's (Fedus et al. 2021) auxiliary loss, also "
+    "Mixtral's: E · Σ_e (share of tokens routed to e) × (mean router probability of e); 1 when "
+    "routing is even.",
+    "ROME": "Rank-One Model Editing (Meng et al. 2022): rewrite one fact by adding a rank-one "
+    "matrix to one FFN's W2.",
+    "WordPiece, [CLS], [SEP]": "BERT's tokenizer splits rare words into pieces (## marks a piece "
+    "that continues a word); [CLS] opens every input and [SEP] closes it.",
+    "activation × gradient": "a neuron's activation times the gradient of a score with respect "
+    "to it: a first-order estimate of how much switching it off would change the score.",
+    "R²": "1 − (squared error)/(variance of the target): 1 is a perfect fit, 0 no better than "
+    "the mean. The Collapse page says a network 'fits' at R² or accuracy ≥ 0.95.",
+    "residual": "the block adds the FFN's output to its input: x + FFN(x), so the output must "
+    "stay signed and have the input's shape.",
+    "mixture of experts": "E FFNs (experts) and a router; each token goes to its k most "
+    "probable experts (Mixtral 8×7B: E = 8, k = 2).",
+}

@@ -1,0 +1,98 @@
+"""The learning path: the order of the pages, what each one teaches, and the way between them.
+
+The sidebar lists the pages in this order, in tiers; the home page shows the path with
+each page's objective; every page ends with a link to the next step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+
+@dataclass(frozen=True)
+class Step:
+    page: str  # the script, as st.page_link takes it
+    label: str  # how the sidebar names it
+    objective: str  # what a learner can do after it, in the lessons' words
+
+
+TIERS: dict[str, list[Step]] = {
+    "Core": [
+        Step("app.py", "Home", "read the FFN as two linear layers with a bend between"),
+        Step(
+            "pages/2_Key_value_memory.py",
+            "Key–value memory",
+            "see each firing neuron write its value into the output (preset Lesson)",
+        ),
+        Step("pages/1_Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
+        Step(
+            "pages/4_Collapse.py",
+            "Collapse",
+            "explain why two linear layers without a nonlinearity collapse into one",
+        ),
+        Step(
+            "pages/5_Position-wise.py",
+            "Position-wise",
+            "explain why the FFN mixes features and attention mixes positions",
+        ),
+        Step("pages/7_Traps.py", "Traps", "avoid the two mistakes of a by-hand FFN"),
+        Step(
+            "pages/6_Backprop.py",
+            "Backprop & gradient check",
+            "derive every gradient and check it against a float64 numerical gradient",
+        ),
+    ],
+    "Variants and cost": [
+        Step(
+            "pages/3_Activations.py",
+            "Activations",
+            "compare ReLU, GELU and SwiGLU, and see why a smooth bend keeps neurons alive",
+        ),
+        Step(
+            "pages/8_Scale_and_cost.py",
+            "Scale & cost",
+            "say where a model's parameters and FLOPs live, and why long contexts are "
+            "attention's problem",
+        ),
+        Step(
+            "pages/9_Mixture_of_experts.py",
+            "Mixture of experts",
+            "explain how routing buys capacity without buying compute",
+        ),
+    ],
+    "Going further": [
+        Step(
+            "pages/10_Memory_lab.py",
+            "Memory lab",
+            "find where a fact lives in an FFN, break it, and rewrite it",
+        ),
+        Step(
+            "pages/11_Real_model.py",
+            "Real model",
+            "find the same keys and values inside a trained transformer",
+        ),
+    ],
+    "Reference": [
+        Step("pages/12_Glossary.py", "Glossary", "look up a symbol or a term"),
+    ],
+}
+STEPS = [step for steps in TIERS.values() for step in steps]
+
+
+def sidebar_path(container) -> None:
+    """Every page, in the path's order and tiers."""
+    for tier, steps in TIERS.items():
+        container.caption(tier)
+        for step in steps:
+            container.page_link(step.page, label=step.label)
+
+
+def next_step(page: str) -> None:
+    """The link to the step after `page`, at the end of a page."""
+    index = [step.page for step in STEPS].index(page)
+    if index + 1 < len(STEPS) and STEPS[index + 1] not in TIERS["Reference"]:
+        step = STEPS[index + 1]
+        st.divider()
+        st.page_link(step.page, label=f"Next: {step.label}, to {step.objective} →")

@@ -1,0 +1,56 @@
+"""Predict, then reveal: a question before the answer, on every page.
+
+    if predicted(Question("Which neuron fires for x = [-2, -2]?", "guess_home",
+                          ("neuron 1", "neuron 2", "both", "neither"), answer="neither",
+                          why="Neuron 1 scores -4 and neuron 2 scores 0: ReLU passes neither."),
+                 setting=(x1, x2)):
+        ...draw what settles it...
+
+The question starts at "not sure yet", and nothing that gives the answer away is drawn
+until the learner commits to a guess. A right guess says so; a wrong one says why in one
+sentence, never just "wrong". Both are words, not only a colour. When the setting the
+question is about changes, the question asks again. The guess is bound to the URL like
+every control, so a teacher's link can carry it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ffn_ui.url import bound_select
+
+NOT_SURE = "not sure yet"
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    key: str  # the URL key of the guess
+    options: Sequence[str]  # the answers to choose from (NOT_SURE comes first by itself)
+    answer: str  # one of options
+    why: str  # one sentence: why the answer is what it is
+
+
+def predicted(question: Question, setting: object = None, container=st) -> bool:
+    """Ask; once the learner has guessed, say whether it was right and why. Returns True
+    after a guess, when the page may draw what settles the question."""
+    state = st.session_state
+    seen = f"{question.key}_setting"
+    if state.get(seen, setting) != setting and state.get(question.key, NOT_SURE) != NOT_SURE:
+        state[question.key] = NOT_SURE  # a new setting asks the question again
+    state[seen] = setting
+    choices = (NOT_SURE, *question.options)
+    guess = bound_select(
+        question.text, question.key, choices, NOT_SURE, container, radio=True, horizontal=True
+    )
+    if guess == NOT_SURE:
+        container.info("Make your guess above to see the answer.")
+        return False
+    if guess == question.answer:
+        container.success(f"Right: {question.why}")
+    else:
+        container.error(f"Not this time: the answer is {question.answer}. {question.why}")
+    return True

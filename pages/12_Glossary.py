@@ -1,0 +1,21 @@
+"""Glossary: the notation the pages share, and the terms they use, one line each."""
+
+import streamlit as st
+
+from ffn_ui.glossary import NOTATION, TERMS
+from ffn_ui.setup import setup
+
+INTRO = (
+    "The pages, the two lessons behind them and the papers they cite each write the FFN a "
+    "little differently. Here is how the pieces match up, and every term a page uses."
+)
+
+setup("Glossary", "Glossary and notation", INTRO)
+
+st.subheader("Notation")
+for symbol, meaning in NOTATION.items():
+    st.markdown(f"**{symbol}**: {meaning}")
+
+st.subheader("Terms")
+for term, meaning in sorted(TERMS.items(), key=lambda item: item[0].lower()):
+    st.markdown(f"**{term}**: {meaning}")
