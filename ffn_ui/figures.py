@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
 FIRED, SILENT, OTHER = "#D55E00", "#BBBBBB", "#999999"
 DIVERGING = "RdBu_r"  # blue below zero, red above, white at zero
+FIRED_SCALE = [[0.0, "#FCBBA1"], [1.0, "#67000D"]]  # light to deep red: no white at the low end
 MAX_COLUMNS = 256  # heatmap columns drawn; wider layers keep their most active neurons
 
 
@@ -84,20 +85,27 @@ def firing_heatmap(
     what: str,
     mask: bool,
 ) -> go.Figure:
-    """Token x neuron heatmap, diverging around zero; with mask, silent cells are blank.
+    """Token x neuron heatmap. values, fired: (T, K).
 
-    values, fired: (T, K).
+    With mask, only fired cells are coloured, on a scale whose faintest red is still
+    clearly a colour; silent cells are blank grey and, when the cells are wide enough to
+    hold it, marked with a dot, so a faint firing never looks like silence. Without mask,
+    every cell shows its value on a diverging scale: blue below zero, white at zero.
     """
     z = np.where(fired, values, np.nan) if mask else values
     limit = largest(values)
+    scale = {"colorscale": DIVERGING, "zmid": 0, "zmin": -limit, "zmax": limit}
+    if mask:
+        scale = {"colorscale": FIRED_SCALE, "zmin": 0, "zmax": largest(np.where(fired, values, 0))}
+    marks = {}
+    if mask and len(neuron_labels) <= 64:
+        marks = {"text": np.where(fired, "", "·"), "texttemplate": "%{text}"}
     heatmap = go.Heatmap(
         z=f32(z),
         x=neuron_labels,
         y=token_labels,
-        colorscale=DIVERGING,
-        zmid=0,
-        zmin=-limit,
-        zmax=limit,
+        **scale,
+        **marks,
         colorbar={"title": what, "thickness": 12},
         hovertemplate=f"token %{{y}}<br>neuron %{{x}}<br>{what} %{{z:.4g}}<extra></extra>",
         xgap=1 if len(neuron_labels) <= 64 else 0,

@@ -49,7 +49,8 @@ def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, l
 
 
 def word_count(n: int, container) -> None:
-    """The T box, disabled and showing the sentence's count: one token per word.
+    """The T box, disabled and showing the sentence's count: one token per word, and what
+    a word's vector is.
 
     It is drawn, not skipped: a preset that switches to random or edited tokens sets T,
     and Streamlit writes such a value into the address at once only for a control that
@@ -60,6 +61,10 @@ def word_count(n: int, container) -> None:
     st.session_state["T"] = n
     bound_number("tokens T", "T", 1, MAX_TOKENS, 6, container, disabled=True, help=T_HELP)
     register("T", "derived")  # set by the sentence here: no address value is used
+    container.caption(
+        "Each word's vector is fixed random numbers: the same word gets the same vector "
+        "wherever it stands. It carries no meaning and no position."
+    )
 
 
 def edited_tokens(T: int, d_model: int, seed: int) -> np.ndarray:

@@ -33,6 +33,7 @@ class Model:
     x: np.ndarray  # (T, d_model)
     token_labels: list[str]  # T labels, unique, in order
     presenter: bool
+    tokens_from: str = "sentence"  # "sentence", "random" or "edited"
 
     @property
     def T(self) -> int:
@@ -93,6 +94,17 @@ def random_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
 def token_labels(words: list[str]) -> list[str]:
     """Numbered labels, so a repeated word stays its own row in every figure."""
     return [f"{i + 1}: {w}" for i, w in enumerate(words)]
+
+
+def repeated_word(labels: list[str]) -> tuple[str, int, int] | None:
+    """The first word that occurs twice in labels from token_labels, and its two rows."""
+    first: dict[str, int] = {}
+    for row, label in enumerate(labels):
+        word = label.split(": ", 1)[-1]
+        if word in first:
+            return word, first[word], row
+        first[word] = row
+    return None
 
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)

@@ -96,6 +96,7 @@ def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Model
         x=x,
         token_labels=labels,
         presenter=presenter,
+        tokens_from=mode,
     )
 
 

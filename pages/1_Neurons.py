@@ -15,7 +15,9 @@ from ffn_core import (
 )
 from ffn_ui import figures
 from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
+from ffn_ui.model import repeated_word
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
 
@@ -69,8 +71,13 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
 
 st.subheader(f"The {view} of every neuron for every token")
 st.caption(
-    "Red is positive, blue negative, white zero; hover a cell for its exact value."
-    + (" Grey cells did not fire." if mask else "")
+    (
+        "Notice: only the cells that fired are coloured, deeper red for a stronger "
+        "activation; grey cells with a dot did not fire."
+        if mask
+        else "Every cell shows its value: red above zero, blue below, white at zero."
+    )
+    + " Hover a cell for its exact value."
     + (f" Showing {note}." if note else "")
 )
 show(
@@ -78,6 +85,30 @@ show(
     model.presenter,
     key="heatmap",
 )
+
+repeated = repeated_word(model.token_labels) if model.tokens_from == "sentence" else None
+if repeated:
+    word, a, b = repeated
+    same = bool(np.array_equal(h[a], h[b]))
+    rows = f"{model.token_labels[a]} and {model.token_labels[b]}"
+    question = Question(
+        f"Predict: will the rows of {rows} match?",
+        "guess_rows",
+        ("yes, exactly", "no"),
+        answer="yes, exactly" if same else "no",
+        why=f"each word here is one fixed vector, so “{word}” is the same input at both places, "
+        "and the FFN looks at one token at a time: same input, same output. That is what "
+        "position-wise means.",
+    )
+    if predicted(question, setting=(tuple(model.token_labels), model.d_model, model.d_ff)):
+        st.metric(
+            f"largest difference between the rows of {rows}", f"{np.abs(h[a] - h[b]).max():g}"
+        )
+        st.caption(
+            "A real model adds a position signal to each token before its first block, and "
+            "attention mixes in the context, so there the two rows would differ: not "
+            "because of the FFN, but because its inputs do."
+        )
 
 st.subheader("Per token: how many fired, and which most strongly")
 counts = firing_count(h, threshold)
@@ -100,14 +131,14 @@ st.subheader("Per neuron: how often it fires")
 rate = firing_rate(h, threshold)
 dead = dead_neurons(h, threshold)
 rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
+silent = ", ".join(labels[j] for j in dead[:20]) + (" …" if len(dead) > 20 else "")
 st.caption(
-    f"{len(dead)} of {model.d_ff} neurons fired on none of these {model.T} tokens"
-    + (
-        f" (dead here: {', '.join(labels[j] for j in dead[:20])}{' …' if len(dead) > 20 else ''})"
+    (
+        f"{len(dead)} of {model.d_ff} neurons stayed silent on all {model.T} tokens ({silent})."
         if len(dead)
-        else ""
+        else f"Every neuron fired on at least one of these {model.T} tokens."
     )
-    + (f". Showing the {len(rate_order)} most active." if model.d_ff > len(rate_order) else ".")
+    + (f" Showing the {len(rate_order)} most active." if model.d_ff > len(rate_order) else "")
 )
 show(
     figures.bars(

@@ -253,3 +253,43 @@ def test_a_bad_cell_gets_a_note_and_changes_nothing(bad):
     assert "not a number within ±1,000,000" in warnings_text(at)
     np.testing.assert_array_equal(at.session_state["hand_weights"]["W1"], [[1, 1], [1, -1]])
     np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
+
+
+def test_the_heatmap_caption_says_what_the_default_view_shows():
+    masked = " ".join(c.value for c in open_page(NEURONS).caption)
+    assert "only the cells that fired are coloured" in masked and "white at zero" not in masked
+    full = " ".join(c.value for c in open_page(NEURONS, {"mask": "false"}).caption)
+    assert "blue below, white at zero" in full
+
+
+def test_a_faint_firing_is_coloured_and_a_silent_cell_is_marked():
+    at = open_page(NEURONS)
+    trace = heatmap(at)
+    z = decode(trace["z"])
+    silent = np.isnan(z)
+    assert trace["zmin"] == 0 and trace["colorscale"][0][1] != "#FFFFFF"  # no white floor
+    np.testing.assert_array_equal(np.array(trace["text"]) == "·", silent)
+
+
+def test_neurons_that_stay_silent_on_every_token_are_counted():
+    x, w = expected_default_model()
+    silent = np.flatnonzero(~np.any(relu(x @ w["W1"] + w["b1"]) > 0, axis=0))
+    text = " ".join(c.value for c in open_page(NEURONS).caption)
+    if len(silent):
+        assert f"{len(silent)} of 16 neurons stayed silent on all 6 tokens" in text
+    else:
+        assert "Every neuron fired on at least one of these 6 tokens." in text
+
+
+def test_the_two_the_rows_question_waits_then_shows_they_match():
+    at = open_page(NEURONS)
+    question = at.radio(key="guess_rows")
+    assert question.label == "Predict: will the rows of 1: the and 5: the match?"
+    assert not [m for m in at.metric if "largest difference" in m.label]
+    question.set_value("no").run()
+    assert "Not this time: the answer is yes, exactly." in at.error[0].value
+    assert "same input, same output" in at.error[0].value
+    (difference,) = [m for m in at.metric if "largest difference" in m.label]
+    assert difference.value == "0"
+    random = open_page(NEURONS, {"tokens": "random"})
+    assert not [r for r in random.radio if r.key == "guess_rows"]
