@@ -8,11 +8,13 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_multiselect, bound_slider
 
 MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
 TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered
+MAX_ASKED = 8  # the prediction offers every output coordinate up to this d_model
 
 INTRO = (
     "Geva and colleagues (2021) read the FFN as a memory. Each hidden neuron holds a "
@@ -114,6 +116,21 @@ show(
 )
 
 st.subheader("4. Switch neurons off, or turn one up")
+strongest = int(np.argmax(h))  # the neuron that fired hardest for this token
+moved = int(np.argmax(np.abs(W2[strongest])))  # where its write is largest
+if model.d_model <= MAX_ASKED and h[strongest] > 0:
+    question = Question(
+        f"Predict: switch off {labels[strongest]}, the strongest neuron for “{token}”. "
+        "Which output coordinate moves most?",
+        "guess_kv",
+        [f"out{c + 1}" for c in range(model.d_model)],
+        answer=f"out{moved + 1}",
+        why=f"switching {labels[strongest]} off removes exactly its write, h × W2[j], and row "
+        f"{strongest + 1} of W2 is largest in coordinate {moved + 1} "
+        f"({W2[strongest, moved]:.3g}, times h = {h[strongest]:.3g}).",
+    )
+    if predicted(question, setting=(token, model.d_model, model.d_ff, float(h[strongest]))):
+        preset_button(st, f"Switch off {labels[strongest]} below", off=[labels[strongest]])
 if st.session_state.setdefault("scale_of", labels[j]) != labels[j]:
     st.session_state.update(scale=1.0, scale_of=labels[j])  # a new neuron starts unscaled
 left, right = st.columns(2)

@@ -293,3 +293,23 @@ def test_the_two_the_rows_question_waits_then_shows_they_match():
     assert difference.value == "0"
     random = open_page(NEURONS, {"tokens": "random"})
     assert not [r for r in random.radio if r.key == "guess_rows"]
+
+
+def test_key_value_asks_which_coordinate_moves_before_showing_it():
+    x, w = expected_default_model()
+    h = relu(x[0] @ w["W1"] + w["b1"])  # token "1: the"
+    strongest = int(np.argmax(h))
+    moved = int(np.argmax(np.abs(w["W2"][strongest])))
+    at = open_page(KEY_VALUE)
+    question = at.radio(key="guess_kv")
+    assert f"switch off n{strongest + 1}, the strongest neuron" in question.label
+    assert not [b for b in at.button if b.label.endswith("below")]
+    wrong = f"out{(moved + 1) % 4 + 1}"
+    question.set_value(wrong).run()
+    assert at.error[0].value.startswith(f"Not this time: the answer is out{moved + 1}.")
+    at.radio(key="guess_kv").set_value(f"out{moved + 1}").run()
+    assert at.success[0].value.startswith("Right:")
+    (switch,) = [b for b in at.button if b.label == f"Switch off n{strongest + 1} below"]
+    switch.click().run()
+    change = trace_y(at, -1, name="edited output") - trace_y(at, -1, name="output")
+    assert int(np.argmax(np.abs(change))) == moved  # the figure settles it
