@@ -23,6 +23,7 @@ from ffn_core.analysis import (
     firing_rate,
     hidden,
     neuron_order,
+    silent_neurons,
     sparsity,
     top_k_neurons,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "neuron_order",
     "quadratic_crossover",
     "relu",
+    "silent_neurons",
     "silu",
     "sparsity",
     "swiglu_backward",

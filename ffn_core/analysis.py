@@ -72,9 +72,34 @@ def firing_rate(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
     return mask.reshape(-1, mask.shape[-1]).mean(axis=0)
 
 
-def dead_neurons(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+def silent_neurons(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
     """Indices of the neurons that fire on no token of the batch, ascending."""
     return np.flatnonzero(firing_rate(h, threshold) == 0)
+
+
+def dead_neurons(h_pre: np.ndarray, activation: str) -> np.ndarray:
+    """Indices of the neurons whose activation has zero slope at every position, ascending.
+
+    h_pre: (..., d_ff). No gradient reaches such a neuron's key or bias from this batch,
+    so training cannot move it. With ReLU that is a neuron that scored ≤ 0 everywhere;
+    GELU's slope is zero only at one score (about −0.75), so its neurons almost never are.
+    """
+    slope = get_activation(activation).derivative(np.asarray(h_pre))
+    return np.flatnonzero(np.all(slope.reshape(-1, slope.shape[-1]) == 0, axis=0))
+
+
+def bend_statistics(h_pre: np.ndarray, activation: str, near: float = 0.01) -> dict[str, float]:
+    """What an activation makes of a batch of scores h_pre (..., d_ff): the shares of the
+    hidden values that are positive, exactly 0, within `near` of 0, and negative, and the
+    number of dead neurons (zero slope on every position, see dead_neurons)."""
+    h = get_activation(activation).fn(np.asarray(h_pre))
+    return {
+        "positive (h > 0)": float(np.mean(h > 0)),
+        "exactly 0": float(np.mean(h == 0)),
+        f"near 0 (|h| < {near:g})": float(np.mean(np.abs(h) < near)),
+        "negative (h < 0)": float(np.mean(h < 0)),
+        "dead neurons": int(dead_neurons(h_pre, activation).size),
+    }
 
 
 def sparsity(h: np.ndarray, tol: float = 0.0) -> float:

@@ -75,3 +75,32 @@ def swiglu_backward(
     dW_up = weight_grad(cache.x, dup)  # (d_model, d_ff)
     dx = dgate @ cache.W_gate.T + dup @ cache.W_up.T  # (N, d_model)
     return dx.reshape(*cache.lead_shape, d_model), dW_gate, dW_up, dW_down
+
+
+# One SwiGLU neuron whose gate reads the first input and whose up value reads the second:
+# the same swiglu_forward every SwiGLU FFN runs, on a two-number input.
+UNIT_GATE, UNIT_UP = np.array([[1.0], [0.0]]), np.array([[0.0], [1.0]])  # (2, 1) each
+UNIT_DOWN = np.array([[1.0, 0.0]])  # (1, 2): the neuron writes into the first coordinate
+
+
+def swiglu_unit(gate: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """silu(gate) · up, elementwise over arrays of one shape, through swiglu_forward."""
+    gate, up = np.broadcast_arrays(np.asarray(gate, float), np.asarray(up, float))
+    x = np.stack([gate, up], axis=-1)  # (..., 2)
+    out, _ = swiglu_forward(x, UNIT_GATE, UNIT_UP, UNIT_DOWN)  # (..., 2)
+    return out[..., 0]
+
+
+def swiglu_slices(z: np.ndarray, derivative: bool = False) -> dict[str, np.ndarray]:
+    """Two one-input slices of SwiGLU's surface, as curves over z (or their slopes):
+
+    along the diagonal gate = up = z it is silu(z)·z, a steeper, one-sided bend; with up
+    held at 1 it is silu(z) itself.
+    """
+    if derivative:
+        # d/dz silu(z)·z = silu'(z)·z + silu(z); d/dz silu(z) = silu'(z)
+        return {
+            "SwiGLU, gate = up = z": silu_grad(z) * z + silu(z),
+            "SwiGLU, up = 1": silu_grad(z),
+        }
+    return {"SwiGLU, gate = up = z": swiglu_unit(z, z), "SwiGLU, up = 1": swiglu_unit(z, 1.0)}

@@ -651,3 +651,49 @@ def half_plane_polygon(key: np.ndarray, edge: float) -> np.ndarray:
             points.append((x0 + t * (x1 - x0), y0 + t * (y1 - y0)))
     points.append(points[0])
     return np.array(points)
+
+
+def activation_curves(z: np.ndarray, series: dict[str, np.ndarray], ytitle: str) -> go.Figure:
+    """The activations' curves over z. GELU-tanh is dashed, since it lies on exact GELU,
+    and with both drawn an inset shows their difference, GELU − GELU-tanh."""
+    fig = curves(z, series, "", ytitle)
+    for trace in fig.data:
+        if trace.name == "GELU-tanh":
+            trace.line.dash = "dash"
+    if {"GELU", "GELU-tanh"} <= set(series):
+        gap = np.asarray(series["GELU"]) - np.asarray(series["GELU-tanh"])
+        fig.add_trace(
+            go.Scatter(
+                x=f32(z),
+                y=f32(gap),
+                mode="lines",
+                name="GELU − GELU-tanh (inset)",
+                line={"color": "black", "width": 1.5},
+                xaxis="x2",
+                yaxis="y2",
+                hovertemplate="GELU − GELU-tanh at %{x:.3f}: %{y:.2e}<extra></extra>",
+            )
+        )
+        inset = {"anchor": "x2", "domain": [0.08, 0.38], "title": {"text": "GELU − tanh"}}
+        fig.update_layout(
+            xaxis2={"domain": [0.06, 0.42], "anchor": "y2", "showticklabels": False},
+            yaxis2={**inset, "exponentformat": "e", "tickfont": {"size": 10}},
+        )
+    return fig
+
+
+def swiglu_surface(grid: np.ndarray, values: np.ndarray) -> go.Figure:
+    """silu(gate) · up over a (gate, up) grid, with the two slices drawn on the page's
+    curves marked: the diagonal gate = up, and the line up = 1."""
+    fig = surface_contour(grid, grid, values, "silu(gate) × up", "gate", "up")
+    ends = [float(grid[0]), float(grid[-1])]
+    fig.add_trace(
+        go.Scatter(x=f32(ends), y=f32(ends), mode="lines", name="gate = up = z",
+                   line={"color": "black", "dash": "dash", "width": 2})
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=f32(ends), y=f32([1, 1]), mode="lines", name="up = 1",
+                   line={"color": "black", "dash": "dot", "width": 2})
+    )  # fmt: skip
+    fig.update_layout(legend={"orientation": "h", "y": -0.2})
+    return fig

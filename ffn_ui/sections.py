@@ -12,28 +12,38 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import ACTIVATIONS
+from ffn_core.swiglu import swiglu_slices
 from ffn_ui import figures
 from ffn_ui.charts import show
 from ffn_ui.model import ACTIVATION_LABELS as NAMES
 from ffn_ui.url import bound_multiselect, bound_slider, bound_toggle
 
+SLICES = ("SwiGLU, gate = up = z", "SwiGLU, up = 1")  # one-input slices of SwiGLU
+DEFAULT_CURVES = ["ReLU", "GELU", "GELU-tanh", "SiLU", SLICES[0]]
+
 
 @st.fragment
 def curves_section(presenter: bool) -> None:
     """The curves and their controls rerun on their own: moving the range is cheap."""
-    chosen = bound_multiselect(
-        "curves", "curves", list(NAMES), default=["ReLU", "GELU", "GELU-tanh", "SiLU"]
-    )
+    chosen = bound_multiselect("curves", "curves", [*NAMES, *SLICES], default=DEFAULT_CURVES)
     half_range = bound_slider("z from −r to r", "range", 0.5, 10.0, 4.0, 0.5)
     derivative = bound_toggle("Show the derivatives", "deriv", False)
     z = np.linspace(-half_range, half_range, 801)
+    slices = swiglu_slices(z, derivative)
     series = {
-        label: getattr(ACTIVATIONS[NAMES[label]], "derivative" if derivative else "fn")(z)
+        label: slices[label]
+        if label in slices
+        else getattr(ACTIVATIONS[NAMES[label]], "derivative" if derivative else "fn")(z)
         for label in chosen
     }
     st.subheader("The curves" + (": their slopes" if derivative else ""))
+    st.caption(
+        "Notice: ReLU is exactly 0 below zero, while GELU and SiLU dip slightly negative "
+        "and have a slope everywhere. GELU-tanh (dashed) lies on GELU: the inset shows the "
+        "gap."
+    )
     if series:
-        show(figures.curves(z, series, "", "slope" if derivative else "act(z)"), presenter)
+        show(figures.activation_curves(z, series, "slope" if derivative else "act(z)"), presenter)
     else:
         st.info("Pick at least one curve.")
     fine = np.linspace(-half_range, half_range, 20001)

@@ -5,12 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import (
-    dead_neurons,
     firing_count,
     firing_mask,
     firing_rate,
     hidden,
     neuron_order,
+    silent_neurons,
     sparsity,
 )
 from ffn_ui import figures
@@ -129,7 +129,7 @@ st.dataframe(
 
 st.subheader("Per neuron: how often it fires")
 rate = firing_rate(h, threshold)
-dead = dead_neurons(h, threshold)
+dead = silent_neurons(h, threshold)
 rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
 silent = ", ".join(labels[j] for j in dead[:20]) + (" …" if len(dead) > 20 else "")
 st.caption(

@@ -4,18 +4,19 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import ACTIVATIONS, hidden
-from ffn_core.activations import silu
+from ffn_core import hidden
+from ffn_core.analysis import bend_statistics
 from ffn_core.costs import ffn_params, swiglu_d_ff
+from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.model import ACTIVATION_LABELS
 from ffn_ui.path import next_step
-from ffn_ui.sections import curves_section
+from ffn_ui.predict import Question, predicted
+from ffn_ui.sections import SLICES, curves_section
 from ffn_ui.setup import setup
 
-NEAR_ZERO = 0.01  # |h| below this counts as "near zero"
 INTRO = (
     "The activation is the only bend in the FFN. ReLU, from the original Transformer "
     "(2017), cuts every negative score to exactly 0. GELU, used by BERT and GPT-2, weighs "
@@ -32,7 +33,7 @@ model = setup("Activations", "Activations: why the bend matters", INTRO)
 with st.columns([3, 1])[1]:
     st.caption("Presets")
     preset_button(st, "Zoom near 0", range=1.5, curves=["ReLU", "GELU", "GELU-tanh", "SiLU"])
-    preset_button(st, "Wide view", range=8.0, curves=list(NAMES))
+    preset_button(st, "Wide view", range=8.0, curves=[*NAMES, *SLICES])
 
 
 curves_section(model.presenter)
@@ -40,15 +41,17 @@ curves_section(model.presenter)
 st.subheader("SwiGLU: a gate with two inputs")
 st.markdown(
     "SwiGLU computes two scores per neuron, a gate g = x·W_gate and an up value "
-    "u = x·W_up, and passes silu(g)·u. That needs three matrices instead of two, so "
-    "models shrink d_ff to about 8/3·d_model to keep the parameter count of a 4× FFN."
+    "u = x·W_up, and passes silu(g)·u. The second input is what is new: where the gate is "
+    "open (g > 0) the output takes its sign from u, and where it is shut (g well below 0) "
+    "the output is near 0 whatever u is. Along the diagonal g = u = z it is silu(z)·z, and "
+    "with u held at 1 it is SiLU itself: the two dashed and dotted lines, also drawn as "
+    "curves above. Three matrices instead of two make models shrink d_ff to about "
+    "8/3·d_model, to keep the parameter count of a 4× FFN."
 )
 grid = np.linspace(-3, 3, 81)
 gate, up = np.meshgrid(grid, grid)
-show(
-    figures.surface_contour(grid, grid, silu(gate) * up, "silu(gate) × up", "gate", "up"),
-    model.presenter,
-)
+st.caption("Notice: above the line up = 0 the output has the gate's shape; below it, flipped.")
+show(figures.swiglu_surface(grid, swiglu_unit(gate, up)), model.presenter)
 d = model.d_model
 matched = swiglu_d_ff(d)
 table = pd.DataFrame(
@@ -64,34 +67,35 @@ st.dataframe(table)
 
 st.subheader("Every activation on the same weights")
 st.markdown(
-    "The current model's scores x·W1 + b1, passed through each activation in turn. ReLU's "
-    "silence is exact: a share of the outputs is exactly 0. GELU and SiLU are never exactly "
-    "0; their silent neurons leave small negative values instead, and nearly none is dead."
+    "The current model's scores x·W1 + b1, passed through each activation in turn. A "
+    "neuron is *dead* on this batch when its activation's slope is zero at every token: "
+    "no gradient reaches its key, so training cannot move it. ReLU's slope is zero for "
+    "every negative score; GELU's and SiLU's only at one single score each."
 )
 h_pre, _ = hidden(*model.args[:3], "identity")  # (T, d_ff)
-rows = {}
-for label, name in NAMES.items():
-    h = ACTIVATIONS[name].fn(h_pre)
-    rows[label] = {
-        "active per token": float(np.mean(h > 0)),
-        "exactly zero": float(np.mean(h == 0)),
-        f"near zero (|h| < {NEAR_ZERO})": float(np.mean(np.abs(h) < NEAR_ZERO)),
-        "negative": float(np.mean(h < 0)),
-        "dead neurons": int(np.sum(~np.any(h > 0, axis=0))),
-    }
-stats = pd.DataFrame(rows).T
-shares = stats.drop(columns="dead neurons")
-show(
-    figures.grouped_bars(
-        {col: shares[col].to_numpy() for col in shares.columns},
-        list(shares.index),
-        f"shares of the {model.T} × {model.d_ff} hidden values",
-    ),
-    model.presenter,
+stats = pd.DataFrame({label: bend_statistics(h_pre, name) for label, name in NAMES.items()}).T
+relu_dead, gelu_dead = stats.loc["ReLU", "dead neurons"], stats.loc["GELU", "dead neurons"]
+question = Question(
+    f"Predict: on these {model.T} tokens, does GELU leave fewer dead neurons than ReLU?",
+    "guess_dead",
+    ("yes, fewer", "no, the same", "no, more"),
+    answer="yes, fewer" if gelu_dead < relu_dead else "no, the same",
+    why=f"ReLU has {relu_dead:.0f} of {model.d_ff} neurons that scored ≤ 0 on every token, "
+    f"so no gradient reaches them; GELU has {gelu_dead:.0f}, since its slope is not zero "
+    "below 0."
+    + (" Try d_ff = 64, or a single token, for some dead ReLU neurons." if not relu_dead else ""),
 )
-st.dataframe(
-    stats,
-    column_config={c: st.column_config.NumberColumn(format="percent") for c in shares.columns},
-)
+if predicted(question, setting=(model.d_model, model.d_ff, model.T, float(h_pre.sum()))):
+    shares = stats.drop(columns="dead neurons")
+    show(
+        figures.grouped_bars(
+            {col: shares[col].to_numpy() for col in shares.columns},
+            list(shares.index),
+            f"shares of the {model.T} × {model.d_ff} hidden values",
+        ),
+        model.presenter,
+    )
+    percent = st.column_config.NumberColumn(format="percent")
+    st.dataframe(stats, column_config=dict.fromkeys(shares.columns, percent))
 
 next_step("pages/3_Activations.py")

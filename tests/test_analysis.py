@@ -16,6 +16,7 @@ from ffn_core import (
     firing_mask,
     firing_rate,
     hidden,
+    silent_neurons,
     sparsity,
     top_k_neurons,
 )
@@ -30,7 +31,7 @@ def test_firing_mask_count_rate_and_dead_neurons():
     )
     np.testing.assert_array_equal(firing_count(H_ACT), [1, 2])
     np.testing.assert_array_equal(firing_rate(H_ACT), [0.5, 1.0, 0.0, 0.0])
-    np.testing.assert_array_equal(dead_neurons(H_ACT), [2, 3])
+    np.testing.assert_array_equal(silent_neurons(H_ACT), [2, 3])
     # A threshold turns the barely-on 0.05 into "not fired".
     np.testing.assert_array_equal(firing_count(H_ACT, threshold=0.1), [1, 1])
 
@@ -96,3 +97,13 @@ def test_collapse_and_contributions_reject_bad_shapes(rng):
         collapse(W1, b1, W2.T, b2)
     with pytest.raises(ValueError, match=r"x has shape \(2, 4\)"):
         contributions(np.ones((2, 4)), W1, b1, W2, b2)
+
+
+def test_a_dead_neuron_has_zero_slope_on_every_token():
+    h_pre = np.array([[-1.0, 0.5, -2.0, -0.75], [-3.0, -1.0, 2.0, -0.75]])  # (T=2, d_ff=4)
+    np.testing.assert_array_equal(dead_neurons(h_pre, "relu"), [0, 3])  # ≤ 0 everywhere
+    # GELU's slope vanishes only near z = -0.7518: these scores never hit it exactly
+    assert dead_neurons(h_pre, "gelu").size == 0
+    assert dead_neurons(h_pre, "identity").size == 0
+    # a batch axis in front changes nothing
+    np.testing.assert_array_equal(dead_neurons(h_pre[None], "relu"), [0, 3])

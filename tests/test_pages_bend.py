@@ -19,6 +19,7 @@ from pages_helpers import (
 from plotly_data import decode
 
 from ffn_core.costs import swiglu_d_ff
+from ffn_core.init import init_weights
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -59,13 +60,62 @@ def test_the_swiglu_width_shown_is_the_cores(d_model):
 
 
 def test_same_weights_table_counts_relu_zeros_and_gelu_negatives():
-    at = open_page(ACTIVATIONS)
+    at = open_page(ACTIVATIONS, {"guess_dead": "yes, fewer"})
     x, w = expected_default_model()
     h_pre = x @ w["W1"] + w["b1"]
     stats = at.dataframe[1].value
-    assert stats.loc["ReLU", "exactly zero"] == pytest.approx(np.mean(h_pre <= 0))
-    assert stats.loc["GELU", "exactly zero"] == 0
-    assert stats.loc["GELU", "negative"] == pytest.approx(np.mean(h_pre < 0))
+    assert stats.loc["ReLU", "exactly 0"] == pytest.approx(np.mean(h_pre <= 0))
+    assert stats.loc["GELU", "exactly 0"] == 0
+    assert stats.loc["GELU", "negative (h < 0)"] == pytest.approx(np.mean(h_pre < 0))
+    assert "active per token" not in stats.columns  # it counted h > 0, the same for all
+
+
+@pytest.mark.parametrize("d_ff", ["16", "64"])
+def test_dead_means_no_slope_on_any_token_so_relu_has_them_and_gelu_not(d_ff):
+    query = {"d_ff": d_ff, "tokens": "random", "T": "2", "seed": "3"}
+    at = open_page(ACTIVATIONS, {**query, "guess_dead": "no, the same"})
+    x = np.random.default_rng([3, 1]).standard_normal((2, 4))
+    w = init_weights(4, int(d_ff), "normal", 3)
+    relu_dead = int(np.sum(np.all(x @ w["W1"] + w["b1"] <= 0, axis=0)))  # zero slope everywhere
+    stats = at.dataframe[1].value
+    assert stats.loc["ReLU", "dead neurons"] == relu_dead
+    assert stats.loc["GELU", "dead neurons"] == stats.loc["SiLU", "dead neurons"] == 0
+    assert stats.loc["none", "dead neurons"] == 0
+    verdict = (at.success or at.error)[0].value
+    assert verdict.startswith("Right" if relu_dead == 0 else "Not this time")
+    assert f"ReLU has {relu_dead} of {d_ff} neurons" in verdict
+
+
+def test_the_dead_neuron_question_hides_the_table_until_answered():
+    at = open_page(ACTIVATIONS)
+    assert at.radio(key="guess_dead").value == "not sure yet"
+    assert len(at.dataframe) == 1  # only the SwiGLU widths; the counts wait for a guess
+
+
+def test_gelu_tanh_is_dashed_and_the_inset_shows_its_gap_to_gelu():
+    at = open_page(ACTIVATIONS, {"range": "3"})
+    lines = {t["name"]: t for t in traces(at, 0)}
+    assert lines["GELU-tanh"]["line"]["dash"] == "dash"
+    inset = lines["GELU − GELU-tanh (inset)"]
+    assert inset["xaxis"] == "x2" and inset["yaxis"] == "y2"
+    z = decode(inset["x"])
+    exact = np.array([v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in z])
+    approx = 0.5 * z * (1 + np.tanh(math.sqrt(2 / math.pi) * (z + 0.044715 * z**3)))
+    np.testing.assert_allclose(decode(inset["y"]), exact - approx, atol=1e-6)  # z is float32
+
+
+def test_swiglu_slices_are_curves_and_lines_on_the_surface():
+    at = open_page(ACTIVATIONS, {"curves": ["SwiGLU, gate = up = z", "SwiGLU, up = 1"]})
+    diagonal, up_one = traces(at, 0)[:2]
+    z = decode(diagonal["x"]).astype(float)
+    silu = z / (1 + np.exp(-z))
+    np.testing.assert_allclose(decode(diagonal["y"]), silu * z, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(decode(up_one["y"]), silu, rtol=1e-5, atol=1e-6)
+    surface = traces(at, 1)
+    names = [t.get("name") for t in surface]
+    assert "gate = up = z" in names and "up = 1" in names
+    text = " ".join(m.value for m in at.markdown)
+    assert "takes its sign from u" in text
 
 
 def test_zoom_preset_narrows_the_range():
