@@ -19,7 +19,7 @@ from ffn_ui.model import ACTIVATION_LABELS as NAMES
 from ffn_ui.url import bound_multiselect, bound_slider, bound_toggle
 
 SLICES = ("SwiGLU, gate = up = z", "SwiGLU, up = 1")  # one-input slices of SwiGLU
-DEFAULT_CURVES = ["ReLU", "GELU", "GELU-tanh", "SiLU", SLICES[0]]
+DEFAULT_CURVES = ["ReLU", "GELU", "GELU-tanh", "SiLU"]
 
 
 @st.fragment

@@ -34,6 +34,7 @@ with st.columns([3, 1])[1]:
     st.caption("Presets")
     preset_button(st, "Zoom near 0", range=1.5, curves=["ReLU", "GELU", "GELU-tanh", "SiLU"])
     preset_button(st, "Wide view", range=8.0, curves=[*NAMES, *SLICES])
+    preset_button(st, "SwiGLU's slices", range=3.0, curves=["ReLU", "SiLU", *SLICES])
 
 
 curves_section(model.presenter)
@@ -84,6 +85,9 @@ question = Question(
     f"so no gradient reaches them; GELU has {gelu_dead:.0f}, since its slope is not zero "
     "below 0."
     + (" Try d_ff = 64, or a single token, for some dead ReLU neurons." if not relu_dead else ""),
+)
+preset_button(
+    st, "A batch with dead ReLU neurons: one token, d_ff = 64", tokens="random", T=1, d_ff=64
 )
 if predicted(question, setting=(model.d_model, model.d_ff, model.T, float(h_pre.sum()))):
     shares = stats.drop(columns="dead neurons")

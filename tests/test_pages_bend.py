@@ -215,3 +215,13 @@ def test_task_presets_ask_for_a_new_prediction():
     spiral.click().run()
     assert at.selectbox(key="task").value == "spiral"
     assert at.radio(key="guess").value == "not sure yet"
+
+
+def test_the_dead_neuron_preset_makes_a_batch_where_gelu_leaves_fewer():
+    at = open_page(ACTIVATIONS)
+    (preset,) = [b for b in at.button if b.label.startswith("A batch with dead ReLU")]
+    preset.click().run()
+    at.radio(key="guess_dead").set_value("yes, fewer").run()
+    stats = at.dataframe[1].value
+    assert stats.loc["ReLU", "dead neurons"] > 10 and stats.loc["GELU", "dead neurons"] == 0
+    assert at.success[0].value.startswith("Right:")
