@@ -152,6 +152,15 @@ def model_params(shape: ModelShape) -> dict[str, int]:
     }
 
 
+def default_heads(d_model: int, head_size: int = 64) -> int:
+    """Heads of `head_size` numbers, as GPT-2, BERT and Llama use: d_model // 64 when 64
+    divides d_model (GPT-2 small: 768 -> 12), else the divisor of d_model nearest to
+    d_model / 64, and at least 1. Attention's parameter and FLOP counts do not depend on
+    it, but grouped-query attention's do, through the heads it groups."""
+    divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
+    return min(divisors, key=lambda h: (abs(h - d_model / head_size), -h))
+
+
 def _gpt2(name: str, d_model: int, n_layers: int, n_heads: int, published: int, label: str):
     """GPT-2's four sizes share everything but width, depth and heads."""
     return ModelShape(

@@ -30,6 +30,20 @@ def learner_shape(d_model: int, d_ff: int, n_layers: int, n_heads: int) -> Model
     )
 
 
+COUNTS = ("FFN params / block", "attention params / block", "all blocks",
+          "recount with embeddings", "published", "active per token")  # fmt: skip
+
+
+def styled(table: pd.DataFrame):
+    """The table as the page shows it: thousands separators, shares in percent, a dash
+    where a model has no number."""
+    formats = {
+        "FFN share of block": "{:.0%}",
+        "T where attention's T² overtakes the FFN": "{:,.0f}",
+    }
+    return table.style.format({**formats, **dict.fromkeys(COUNTS, "{:,.0f}")}, na_rep="—")
+
+
 def cost_table(yours: ModelShape) -> pd.DataFrame:
     """One row per model: shape, per-block parameters, totals, published check, crossover."""
     rows = []

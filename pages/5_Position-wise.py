@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossover
+from ffn_core.costs import default_heads
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
@@ -92,8 +93,7 @@ st.markdown(
 
 st.subheader("4. Cost: the FFN grows with T, attention with T²")
 T = np.unique(np.geomspace(1, 131072, 120).astype(int))
-heads = max(h for h in range(1, 65) if model.d_model % h == 0 and h <= model.d_model)
-attn = attention_flops(T, model.d_model, heads)
+attn = attention_flops(T, model.d_model, default_heads(model.d_model))
 cross = quadratic_crossover(model.d_model, model.d_ff)
 st.caption(
     f"FLOPs of one forward pass for your d_model = {model.d_model}, d_ff = {model.d_ff}. "

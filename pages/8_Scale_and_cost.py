@@ -4,10 +4,12 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, quadratic_crossover
+from ffn_core.costs import default_heads
 from ffn_ui import figures
 from ffn_ui.charts import show
-from ffn_ui.cost_table import cost_table, learner_shape
+from ffn_ui.cost_table import cost_table, learner_shape, styled
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_select_slider
 
@@ -19,55 +21,53 @@ INTRO = (
 )
 
 model = setup("Scale & cost", "Scale & cost: where the parameters and FLOPs live", INTRO)
-heads = max(h for h in range(1, 65) if model.d_model % h == 0)
+heads = default_heads(model.d_model)
 layers = bound_number("layers in your model", "layers", 1, 96, 12)
 table = cost_table(learner_shape(model.d_model, model.d_ff, layers, heads))
 
 st.subheader("1. Parameters per block and in total")
-st.caption(
-    "Per block: the FFN's weights and biases, and attention's Q, K, V and O (grouped-query "
-    "attention where the model has it). 'All blocks' leaves out the embeddings and the "
-    "norms; the recount adds them back (and BERT's pooler) and matches each released "
-    f"checkpoint exactly. Your model (d_model {model.d_model}, d_ff {model.d_ff}, {heads} "
-    "heads) is counted as a GPT-2-style block without embeddings."
+share = float(table.loc["GPT-2 small", "FFN share of block"])
+question = Question(
+    "Predict: what share of a GPT-2 small block's weights sits in its FFN?",
+    "guess_share",
+    ("about a third", "about half", "about two thirds", "about 90 %"),
+    answer="about two thirds",
+    why=f"W1 and W2 hold 2 × 768 × 3072 = 4.7 M weights, attention's Q, K, V and O "
+    f"4 × 768² = 2.4 M: the FFN holds {share:.1%} of the block, 8·d² of about 12·d².",
 )
-st.dataframe(
-    table.style.format(
-        {
-            "FFN share of block": "{:.0%}",
-            "T where attention's T² overtakes the FFN": "{:,.0f}",
-            **{
-                c: "{:,.0f}"
-                for c in (
-                    "FFN params / block",
-                    "attention params / block",
-                    "all blocks",
-                    "recount with embeddings",
-                    "published",
-                    "active per token",
-                )
-            },
-        },
-        na_rep="—",
+if predicted(question):
+    st.caption(
+        "Notice: GPT-2, BERT and Llama 2 keep two thirds of each block in the FFN; Llama 3, "
+        "with a wider SwiGLU and grouped-query attention, keeps 81 %, and Mixtral's eight "
+        "experts 97 %. Per block: the FFN's weights and biases, attention's Q, K, V and O (grouped-query "
+        "attention, where several query heads share one key and value head, as Llama 2 and "
+        "Mixtral do), and the block's two norms. 'All blocks' leaves out the embeddings and "
+        "the one norm outside the blocks (the final norm; BERT's embedding norm); the "
+        "recount adds them back (and BERT's pooler) and matches each released checkpoint "
+        f"exactly. Your model (d_model {model.d_model}, d_ff {model.d_ff}) is counted as "
+        f"GPT-2-style blocks with biases and LayerNorm, with {heads} head"
+        f"{'s' if heads > 1 else ''} of {model.d_model // heads} numbers (heads of 64, as "
+        "GPT-2 and BERT use, where d_model allows); attention's size does not depend on "
+        "the number of heads."
     )
-)
-st.download_button(
-    "Download the table (CSV)",
-    table.to_csv().encode(),
-    "ffn_costs.csv",
-    "text/csv",
-    on_click="ignore",
-)
-show(
-    figures.bars(
-        list(table.index),
-        table["FFN share of block"],
-        "share of each block's weights that sit in the FFN",
-        "share",
-        horizontal=True,
-    ),
-    model.presenter,
-)
+    st.dataframe(styled(table))
+    st.download_button(
+        "Download the table (CSV)",
+        table.to_csv().encode(),
+        "ffn_costs.csv",
+        "text/csv",
+        on_click="ignore",
+    )
+    show(
+        figures.bars(
+            list(table.index),
+            table["FFN share of block"],
+            "share of each block's weights that sit in the FFN",
+            "share",
+            horizontal=True,
+        ),
+        model.presenter,
+    )
 
 st.subheader("2. The ratio: FFN against attention")
 ratio = np.linspace(0.5, 8, 151)

@@ -110,12 +110,12 @@ CHART_COUNTS = {
     "home": 2,
     "neurons": 4,
     "key_value": 4,
-    "activations": 3,
+    "activations": 2,  # the hidden values wait for a prediction
     "collapse": 4,
     "position_wise": 3,
     "backprop": 9,
     "traps": 0,  # every trap waits for a guess; the shown code is the main element
-    "scale_and_cost": 3,
+    "scale_and_cost": 2,  # the shares wait for a prediction
     "mixture_of_experts": 3,
     "memory_lab": 6,  # the capacity curve waits for its toggle
     "real_model": 7,

@@ -23,6 +23,7 @@ ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BAC
 ANSWERS = {
     COLLAPSE: {"guess": "no"},
     TRAPS: {"guess_stride": "the same answer", "guess_t": "the same answer", "guess_clamp": "no"},
+    SCALE: {"guess_share": "about two thirds"},
 }
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pages_helpers import MOE, SCALE, open_page, shown_table, traces, warnings_text
+from pages_helpers import ANSWERS, MOE, SCALE, open_page, shown_table, traces, warnings_text
 from plotly_data import decode
 
 from ffn_core import MODEL_SHAPES, attention_flops, model_params, quadratic_crossover
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def test_the_table_shows_the_cores_counts_and_matches_every_checkpoint():
-    at = open_page(SCALE, {"d_model": "6", "d_ff": "20", "layers": "3"})
+    at = open_page(SCALE, {"d_model": "6", "d_ff": "20", "layers": "3", **ANSWERS[SCALE]})
     table = at.dataframe[0].value
     for name, shape in MODEL_SHAPES.items():
         counts = model_params(shape)
@@ -37,7 +37,7 @@ def test_the_table_shows_the_cores_counts_and_matches_every_checkpoint():
 
 
 def test_the_table_shows_a_dash_where_a_model_has_no_number():
-    shown = shown_table(open_page(SCALE))
+    shown = shown_table(open_page(SCALE, ANSWERS[SCALE]))
     cells = shown.to_numpy().ravel().tolist()
     assert not {"None", "nan", "NaN", "<NA>"} & set(cells)
     assert shown.loc["your model", "published"] == "—"
@@ -46,7 +46,7 @@ def test_the_table_shows_a_dash_where_a_model_has_no_number():
 
 
 def test_flops_chart_follows_the_chosen_model():
-    at = open_page(SCALE, {"cost_model": "Mixtral-8x7B"})
+    at = open_page(SCALE, {"cost_model": "Mixtral-8x7B", **ANSWERS[SCALE]})
     ffn = traces(at, 2)[0]
     assert ffn["name"] == "FFN (active experts)"
     T = decode(ffn["x"])
@@ -104,3 +104,33 @@ def test_sequence_length_metrics_are_the_cores():
     assert values["FFN FLOPs over T = 4,096"] == f"{per_token * 4096:.3g}"
     attn = attention_flops(4096, m.d_model, m.n_heads)
     assert values["attention FLOPs over T = 4,096"] == f"{sum(attn.values()):.3g}"
+
+
+def test_the_share_question_comes_before_the_table_and_says_why():
+    at = open_page(SCALE)
+    assert not at.dataframe  # the table would give the answer away
+    at.radio(key="guess_share").set_value("about half").run()
+    assert at.error[0].value.startswith("Not this time: the answer is about two thirds.")
+    assert "the FFN holds 66.6% of the block" in at.error[0].value
+    counts = model_params(MODEL_SHAPES["GPT-2 small"])
+    assert counts["ffn"] / counts["block"] == pytest.approx(0.666, abs=1e-3)
+
+
+def test_the_text_says_which_norms_are_left_out_and_names_each_models_share():
+    at = open_page(SCALE, {"guess_share": "about two thirds"})
+    text = " ".join(c.value for c in at.caption)
+    assert "leaves out the embeddings and the one norm outside the blocks" in text
+    table = at.dataframe[0].value
+    for name, share in (("Llama-3-8B", "81 %"), ("Mixtral-8x7B", "97 %")):
+        assert f"{table.loc[name, 'FFN share of block']:.0%}".replace("%", " %") == share
+        assert share in text
+
+
+@pytest.mark.parametrize(("d_model", "heads"), [(768, 12), (1024, 16), (4, 1), (100, 2)])
+def test_your_models_heads_are_64_wide_where_d_model_allows(d_model, heads):
+    from ffn_core.costs import default_heads
+
+    assert default_heads(d_model) == heads
+    at = open_page(SCALE, {"d_model": str(d_model), "guess_share": "about two thirds"})
+    text = " ".join(c.value for c in at.caption)
+    assert f"with {heads} head{'s' if heads > 1 else ''} of {d_model // heads} numbers" in text
