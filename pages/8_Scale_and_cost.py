@@ -39,9 +39,9 @@ if predicted(question):
     st.caption(
         "Notice: GPT-2, BERT and Llama 2 keep two thirds of each block in the FFN; Llama 3, "
         "with a wider SwiGLU and grouped-query attention, keeps 81 %, and Mixtral's eight "
-        "experts 97 %. Per block: the FFN's weights and biases, attention's Q, K, V and O (grouped-query "
-        "attention, where several query heads share one key and value head, as Llama 2 and "
-        "Mixtral do), and the block's two norms. 'All blocks' leaves out the embeddings and "
+        "experts 97 %. Per block: the FFN's weights and biases, attention's Q, K, V and O "
+        "(grouped-query attention, where several query heads share one key and value "
+        "head, as Llama 2 and Mixtral do), and the block's two norms. 'All blocks' leaves out the embeddings and "
         "the one norm outside the blocks (the final norm; BERT's embedding norm); the "
         "recount adds them back (and BERT's pooler) and matches each released checkpoint "
         f"exactly. Your model (d_model {model.d_model}, d_ff {model.d_ff}) is counted as "

@@ -11,6 +11,7 @@ from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
 from ffn_ui.model import expert
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_select, bound_slider
 
@@ -20,7 +21,7 @@ INTRO = (
     "linear map from the token to E scores. A softmax turns the scores into probabilities; "
     "each token goes only to its k most probable experts, whose outputs are mixed with "
     "those probabilities renormalised to sum to 1. Mixtral 8x7B keeps 8 experts and uses 2 "
-    "per token: about 8× the FFN capacity at the compute of about 2."
+    "per token: 8× the FFN capacity at the FFN compute of 2."
 )
 
 
@@ -31,7 +32,7 @@ def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
     return experts, router
 
 
-model = setup("Mixture of experts", "Mixture of experts: 8× the capacity, 2× the compute", INTRO)
+model = setup("Mixture of experts", "Mixture of experts: capacity without compute", INTRO)
 left, mid, right = st.columns(3)
 E = bound_slider("experts E", "E", 2, 16, 8, 1, left)
 k = bound_slider("experts per token k", "k", 1, 16, 2, 1, mid)
@@ -42,6 +43,7 @@ preset_button(buttons[1], "Preset: starve expert 1", rbias=-6.0)
 if k > E:
     st.warning(f"k = {k} is more than E = {E} experts; using k = {E}.")
     k = E
+st.markdown(f"**{E} experts, {k} per token: {E}× the FFN capacity at {k}× the compute of one.**")
 d_model, d_ff = min(model.d_model, MAX_D_MODEL), min(model.d_ff, MAX_D_FF)
 if (d_model, d_ff) != (model.d_model, model.d_ff):
     st.info(
@@ -71,8 +73,10 @@ aux = load_balance_loss(cache.probs, cache.chosen)
 st.metric(
     "auxiliary load-balancing loss (Switch / Mixtral style)",
     f"{aux:.3f}",
-    help="E · Σ_e (share of tokens sent to e) × (mean router probability of e): "
-    "1 when routing is even, up to E when one expert takes everything.",
+    help="E · Σ_e (share of token slots sent to e) × (mean router probability of e): "
+    "1 when routing is even, at most about E/k when one expert takes every token it can "
+    f"(each token picks k different experts, so one holds at most 1/k of the slots): here "
+    f"about {E / k:.1f}.",
 )
 st.caption(
     "Training adds a small multiple of this loss so the router spreads tokens out. Push "
@@ -86,6 +90,18 @@ dense_flops, active_flops = moe_flops_per_token(d_model, d_ff, E, k, "standard")
 mixtral = MODEL_SHAPES["Mixtral-8x7B"]
 mx = model_params(mixtral)
 mx_dense, mx_active = moe_flops_per_token(mixtral.d_model, mixtral.d_ff, 8, 2, "swiglu")
+stored, used = f"{mx['total'] / 1e9:.1f}B", f"{mx['active'] / 1e9:.1f}B"
+question = Question(
+    "Predict: Mixtral 8x7B has 8 experts per layer where Mistral 7B has one FFN. How many "
+    "parameters does it store, and how many does each token use?",
+    "guess_mixtral",
+    ("56B stored, 14B per token", f"{stored} stored, {used} per token", "56B stored, 7B per token"),
+    answer=f"{stored} stored, {used} per token",
+    why="only the FFNs come eightfold: the attention layers, the embeddings and the norms "
+    f"are shared by all experts, so 8 × 7B overcounts them; and each token runs 2 of the 8 "
+    f"experts' FFNs plus all the shared parts, {used} of {stored}.",
+)
+mixtral_said = predicted(question)
 left, right = st.columns(2)
 left.markdown(f"**This toy** ({E} experts, k = {k})")
 left.metric(
@@ -94,14 +110,13 @@ left.metric(
     help=f"one expert: {ffn_params(d_model, d_ff):,}; router {d_model * E:,}",
 )
 left.metric("FLOPs per token: if all ran / with k", f"{dense_flops:,} / {active_flops:,}")
-right.markdown("**Mixtral 8x7B** (8 experts, k = 2, whole model)")
-right.metric(
-    "parameters: stored / used per token", f"{mx['total'] / 1e9:.1f}B / {mx['active'] / 1e9:.1f}B"
-)
-right.metric(
-    "FFN FLOPs per token per layer: if all ran / with k",
-    f"{mx_dense / 1e9:.2f} G / {mx_active / 1e9:.2f} G",
-)
+if mixtral_said:
+    right.markdown("**Mixtral 8x7B** (8 experts, k = 2, whole model)")
+    right.metric("parameters: stored / used per token", f"{stored} / {used}")
+    right.metric(
+        "FFN FLOPs per token per layer: if all ran / with k",
+        f"{mx_dense / 1e9:.2f} G / {mx_active / 1e9:.2f} G",
+    )
 
 st.subheader("4. One token's output, expert by expert")
 token = bound_select(

@@ -134,3 +134,36 @@ def test_your_models_heads_are_64_wide_where_d_model_allows(d_model, heads):
     at = open_page(SCALE, {"d_model": str(d_model), "guess_share": "about two thirds"})
     text = " ".join(c.value for c in at.caption)
     assert f"with {heads} head{'s' if heads > 1 else ''} of {d_model // heads} numbers" in text
+
+
+def test_the_title_and_the_headline_follow_e_and_k():
+    at = open_page(MOE, {"E": "12", "k": "3"})
+    assert at.title[0].value == "Mixture of experts: capacity without compute"
+    assert "**12 experts, 3 per token: 12× the FFN capacity at 3× the compute of one.**" in [
+        m.value for m in at.markdown
+    ]
+
+
+@pytest.mark.parametrize(("E", "k"), [(8, 2), (16, 4), (6, 1)])
+def test_the_balance_loss_peaks_near_e_over_k_as_the_help_says(E, k):
+    """One expert favoured by every token: it gets 1/k of the slots, and the loss ≈ E/k."""
+    T = 50
+    probs = np.full((T, E), 1e-6)
+    probs[:, 0] = 1 - 1e-6 * (E - 1)
+    chosen = np.stack([np.arange(k) for _ in range(T)])  # expert 0 and k - 1 others
+    assert load_balance_loss(probs, chosen) == pytest.approx(E / k, rel=1e-4)
+    at = open_page(MOE, {"E": str(E), "k": str(k)})
+    (metric,) = [m for m in at.metric if m.label.startswith("auxiliary")]
+    assert "at most about E/k" in metric.help and f"here about {E / k:.1f}" in metric.help
+
+
+def test_the_mixtral_question_explains_why_it_is_not_56b():
+    mx = model_params(MODEL_SHAPES["Mixtral-8x7B"])
+    at = open_page(MOE)
+    assert not [m for m in at.metric if m.label.startswith("parameters: stored")]
+    at.radio(key="guess_mixtral").set_value("56B stored, 14B per token").run()
+    verdict = at.error[0].value
+    assert f"{mx['total'] / 1e9:.1f}B stored, {mx['active'] / 1e9:.1f}B per token" in verdict
+    assert "attention layers, the embeddings and the norms are shared" in verdict
+    (shown,) = [m for m in at.metric if m.label.startswith("parameters: stored")]
+    assert shown.value == "46.7B / 12.9B"
