@@ -41,14 +41,14 @@ if predicted(question):
         "with a wider SwiGLU and grouped-query attention, keeps 81 %, and Mixtral's eight "
         "experts 97 %. Per block: the FFN's weights and biases, attention's Q, K, V and O "
         "(grouped-query attention, where several query heads share one key and value "
-        "head, as Llama 2 and Mixtral do), and the block's two norms. 'All blocks' leaves out the embeddings and "
-        "the one norm outside the blocks (the final norm; BERT's embedding norm); the "
-        "recount adds them back (and BERT's pooler) and matches each released checkpoint "
-        f"exactly. Your model (d_model {model.d_model}, d_ff {model.d_ff}) is counted as "
-        f"GPT-2-style blocks with biases and LayerNorm, with {heads} head"
-        f"{'s' if heads > 1 else ''} of {model.d_model // heads} numbers (heads of 64, as "
-        "GPT-2 and BERT use, where d_model allows); attention's size does not depend on "
-        "the number of heads."
+        "head, as Llama 2 and Mixtral do), and the block's two norms. 'All blocks' leaves "
+        "out the embeddings and the one norm outside the blocks (the final norm; BERT's "
+        "embedding norm); the recount adds them back (and BERT's pooler) and matches each "
+        f"released checkpoint exactly. Your model (d_model {model.d_model}, d_ff "
+        f"{model.d_ff}) is counted as GPT-2-style blocks with biases and LayerNorm, with "
+        f"{heads} head{'s' if heads > 1 else ''} of {model.d_model // heads} numbers (heads "
+        "of 64, as GPT-2 and BERT use, where d_model allows); attention's size does not "
+        "depend on the number of heads."
     )
     st.dataframe(styled(table))
     st.download_button(
