@@ -37,7 +37,7 @@ PAGES = {
     "Mixture of experts": ("pages/9_Mixture_of_experts.py", {"E": "16", "k": "16"}),
     "Memory lab": (
         "pages/10_Memory_lab.py",
-        {"mem_dff": "256", "topn": "20", "apply_edit": "true"},
+        {"mem_dff": "256", "topn": "20", "apply_edit": "true", "guess_edit": "one or two"},
     ),
     "Real model": (
         "pages/11_Real_model.py",

@@ -20,6 +20,7 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.training_cache import MEMORY_SECONDS, trained_memory
 from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_toggle, literal
@@ -187,8 +188,11 @@ with right:
         model.presenter,
     )
 st.caption(
-    "The same vocabulary projection LM-Debugger and Neuroscope show for real models; "
-    "here every number can be checked."
+    "The value read against every word is the vocabulary projection of Geva et al. (2022), "
+    "which LM-Debugger (Geva et al., EMNLP 2022 demos) shows for GPT-2's neurons. "
+    "Neuroscope (Nanda, 2022) shows something else: the texts that make a neuron fire "
+    "hardest. The Real model page shows both for a trained encoder; here every number can "
+    "be checked."
 )
 
 st.subheader("5. Switch neurons off")
@@ -284,17 +288,26 @@ new_word = bound_select(
 )
 apply = bound_toggle("Apply the edit", "apply_edit", False, mid)
 preset_button(right, "Reset", apply_edit=False)
-if apply:
-    new_index = VOCAB.index(new_word)
-    W2_new, change = rank_one_edit(result.weights, X, f, E[new_index], E[objects[f]], E, act)
-    S_new, _ = scores({**result.weights, "W2": W2_new}, X, E, act)
+new_index = VOCAB.index(new_word)
+W2_new, change = rank_one_edit(result.weights, X, f, E[new_index], E[objects[f]], E, act)
+S_new, _ = scores({**result.weights, "W2": W2_new}, X, E, act)
+top_new = S_new.argmax(axis=1)
+moved = [i for i in range(len(facts)) if i != f and top_new[i] != S[i].argmax()]
+question = Question(
+    f"Predict: after the edit, will the other {len(facts) - 1} facts change their answer?",
+    "guess_edit",
+    ("none of them", "one or two", "more than two"),
+    answer="none of them" if not moved else "one or two" if len(moved) <= 2 else "more than two",
+    why=f"{len(moved)} of them change here. The change to W2 is u ⊗ d, with u chosen so that "
+    "the edited fact's key gets the whole of d and keys unlike it get little; keys that "
+    "resemble it move too.",
+)
+if apply and predicted(question, setting=(tuple(facts), f, new_word, d_model, d_ff, act)):
     P_new = softmax(S_new)
-    top_new = S_new.argmax(axis=1)
     (st.success if top_new[f] == new_index else st.warning)(
         f"“{facts[f][0]}” now recalls “{VOCAB[top_new[f]]}” "
         f"(probability {P_new[f, top_new[f]]:.0%}; it was {VOCAB[S[f].argmax()]})."
     )
-    moved = [i for i in range(len(facts)) if i != f and top_new[i] != S[i].argmax()]
     rows = {
         labels[i]: {
             "before": f"{VOCAB[S[i].argmax()]} {P[i].max():.0%}",

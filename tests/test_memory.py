@@ -93,6 +93,9 @@ def test_the_page_runs_on_each_table_and_shows_the_cores_numbers(fresh_caches, t
 def test_editing_and_resetting_on_the_page(fresh_caches):
     query = {"facts": "countries → capitals", "fact": "france → paris", "new_obj": "rome"}
     at = open_page(MEMORY, {**query, "apply_edit": "true"})
+    assert not any("now recalls" in s.value for s in at.success)  # a guess comes first
+    at.radio(key="guess_edit").set_value("more than two").run()
+    assert at.error[0].value.startswith("Not this time: the answer is none of them. 0 of them")
     assert any("“france” now recalls “rome”" in s.value for s in at.success)
     assert "Other facts whose answer changed: 0 of 11." in " ".join(c.value for c in at.caption)
     (reset,) = [b for b in at.button if b.label == "Reset"]
@@ -122,3 +125,9 @@ def test_pairs_outside_the_vocabulary_are_left_out_with_a_note(fresh_caches):
     assert not at.exception
     assert "france → london" in warnings_text(at)
     assert at.metric[0].value == "11 of 11"
+
+
+def test_the_tools_are_named_for_what_each_shows(fresh_caches):
+    text = " ".join(c.value for c in open_page(MEMORY).caption)
+    assert "vocabulary projection of Geva et al. (2022), which LM-Debugger" in text
+    assert "Neuroscope (Nanda, 2022) shows something else: the texts that make a neuron fire" in text
