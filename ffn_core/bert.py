@@ -17,11 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-def softmax(scores: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis, shifted by the row maximum so exp cannot overflow."""
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+from ffn_core.softmax import softmax
 
 
 @dataclass(frozen=True)

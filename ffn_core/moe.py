@@ -16,6 +16,7 @@ import numpy as np
 
 from ffn_core.ffn import ffn_forward
 from ffn_core.shapes import as_float_arrays, check_input, check_shape
+from ffn_core.softmax import softmax
 
 
 @dataclass(frozen=True)
@@ -25,12 +26,6 @@ class MoECache:
     gates: np.ndarray  # (N, k): weights of the chosen experts, summing to 1 per token
     expert_out: np.ndarray  # (N, k, d_model): each chosen expert's output for the token
     lead_shape: tuple[int, ...]
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis, shifted by the max so exp never overflows."""
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 def moe_forward(

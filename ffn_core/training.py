@@ -14,6 +14,7 @@ import numpy as np
 
 from ffn_core.ffn import ffn_backward, ffn_forward
 from ffn_core.init import init_weights
+from ffn_core.softmax import log_softmax, softmax
 
 TASKS = {
     "XOR": "classify",
@@ -60,8 +61,7 @@ def loss_and_grad(out: np.ndarray, y: np.ndarray, kind: str) -> tuple[float, np.
     """
     n = out.shape[0]
     if kind == "classify":
-        shifted = out - out.max(axis=1, keepdims=True)  # (n, classes), stable softmax
-        log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        log_p = log_softmax(out)  # (n, classes)
         dout = np.exp(log_p)
         dout[np.arange(n), y] -= 1
         return float(-log_p[np.arange(n), y].mean()), dout / n
@@ -132,3 +132,9 @@ def train_ffn(
         if progress is not None and step % 50 == 0:
             progress(step)
     return TrainResult(weights, losses, scores)
+
+
+def class_probability(weights: dict[str, np.ndarray], points: np.ndarray, activation: str):
+    """P(class 1) that a trained two-class network gives each point: points (n, 2) -> (n,)."""
+    out, _ = ffn_forward(points, **weights, activation=activation)  # (n, 2): class scores
+    return softmax(out)[:, 1]

@@ -15,7 +15,7 @@ every control, so a teacher's link can carry it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -30,8 +30,10 @@ class Question:
     text: str
     key: str  # the URL key of the guess
     options: Sequence[str]  # the answers to choose from (NOT_SURE comes first by itself)
-    answer: str  # one of options
-    why: str  # one sentence: why the answer is what it is
+    # One of options, and one sentence of why. Either may be a function, called only after
+    # a guess, when finding the answer is work the page should not do before (training).
+    answer: str | Callable[[], str]
+    why: str | Callable[[], str]
 
 
 def predicted(question: Question, setting: object = None, container=st) -> bool:
@@ -49,8 +51,9 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
     if guess == NOT_SURE:
         container.info("Make your guess above to see the answer.")
         return False
-    if guess == question.answer:
-        container.success(f"Right: {question.why}")
+    answer, why = (part() if callable(part) else part for part in (question.answer, question.why))
+    if guess == answer:
+        container.success(f"Right: {why}")
     else:
-        container.error(f"Not this time: the answer is {question.answer}. {question.why}")
+        container.error(f"Not this time: the answer is {answer}. {why}")
     return True

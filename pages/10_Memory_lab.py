@@ -15,7 +15,7 @@ from ffn_core.memory import (
     usable_facts,
     vocab_embeddings,
 )
-from ffn_core.moe import softmax
+from ffn_core.softmax import softmax
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show

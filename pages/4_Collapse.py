@@ -6,11 +6,12 @@ import streamlit as st
 from ffn_core import collapse, ffn_forward
 from ffn_core.analysis import collapse_stack
 from ffn_core.init import init_weights
-from ffn_core.training import TASKS, make_task
+from ffn_core.training import TASKS, class_probability, make_task
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.training_cache import trained
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
@@ -19,10 +20,13 @@ MAX_SHOWN = 64  # matrix rows and columns drawn
 STACK_D_MODEL, STACK_D_FF = 64, 256  # the stack demo stays this small at most
 QUICK, BIGGER = (16, 400), (64, 800)  # (d_ff, steps) of the training demo
 MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full
+FITS = 0.95  # the accuracy or R² at which a network "fits" a task
 INTRO = (
     "Remove the activation and the FFN is x·W1·W2 plus a bias. Matrix products group "
     "freely, so W1·W2 is one d_model × d_model matrix: the expansion to d_ff and back buys "
-    "nothing. Here the page sets the activation to none, whatever the sidebar says."
+    "nothing. Sections 1 and 2 take the activation away, whatever the sidebar says; the "
+    "third number of section 1 and the training of section 3 put the sidebar's bend back, "
+    "to compare."
 )
 
 
@@ -86,6 +90,10 @@ with right:
     )
 
 st.subheader("2. A stack of linear blocks is still one matrix")
+st.markdown(
+    "Fresh random blocks, not the sidebar's weights: L of them, each at most 64 → 256 → 64 "
+    "wide, with no activation, one after another."
+)
 L = bound_slider("blocks L", "L", 1, 12, 3, 1)
 sd, sk = min(model.d_model, STACK_D_MODEL), min(model.d_ff, STACK_D_FF)
 blocks = [tuple(init_weights(sd, sk, "normal", seed=100 + i).values()) for i in range(L)]
@@ -100,8 +108,10 @@ st.metric(
     f"{stack_gap:.1e}",
 )
 st.caption(
-    "Depth without a bend adds no power. The singular values of the product only spread "
-    "apart as blocks are added: some directions grow, others fade."
+    "Notice: depth without a bend adds no power: the stack is still one matrix. What depth "
+    "does change is that matrix. Its singular values (how much it stretches space along "
+    "each of its main directions) tend to spread apart as random blocks are added, some "
+    "directions growing and others fading."
 )
 show(
     figures.bars(labels("σ", sd), singular, "singular values of the product", "σ"),
@@ -113,59 +123,50 @@ st.subheader("3. Fitting a bent function")
 
 preset_columns = st.columns(4)
 for column, name in zip(preset_columns, ("XOR", "spiral", "|x|", "line"), strict=True):
-    # a new task asks for a new prediction
-    preset_button(column, name, key=f"task_{name}", task=name, guess="not sure yet")
+    preset_button(column, name, key=f"task_{name}", task=name)
 task = bound_select("task", "task", list(TASKS), "XOR")
 bigger = bound_toggle(
     f"Bigger model, longer training (d_ff {BIGGER[0]}, {BIGGER[1]} steps)", "bigger", False
 )
 d_ff, steps = BIGGER if bigger else QUICK
 bent = model.activation if model.activation != "identity" else "relu"
-guess = bound_select(
-    "Predict first: can the FFN with no activation fit this task?",
-    "guess",
-    ("not sure yet", "yes", "no"),
-    "not sure yet",
-    radio=True,
-    horizontal=True,
-)
-if guess == "not sure yet":
-    st.info("Answer above to see both networks trained.")
-    st.stop()
+kind = TASKS[task]
+measure = "accuracy" if kind == "classify" else "R²"
 
+
+def linear_result():
+    return trained(task, "identity", d_ff, steps, seed=0)
+
+
+question = Question(
+    f"Predict first: can the FFN with no activation fit {task}? (It fits when its {measure} "
+    f"reaches {FITS:.2f}; R² is 1 minus the squared error over the target's variance.)",
+    "guess",
+    ("yes", "no"),
+    answer=lambda: "yes" if linear_result().scores[-1] >= FITS else "no",
+    why=lambda: (
+        f"with no bend the network is one matrix, x·W_eff + b_eff: a straight "
+        f"boundary or a straight line, and it reaches {measure} {linear_result().scores[-1]:.2f} "
+        f"on {task}."
+    ),
+)
+if not predicted(question, setting=(task, bigger)):
+    st.stop()
 results = {act: trained(task, act, d_ff, steps, seed=0) for act in ("identity", bent)}
 X, target = make_task(task, seed=0)
-kind = TASKS[task]
-linear_fits = results["identity"].scores[-1] >= 0.95
-if (guess == "yes") == linear_fits:
-    st.success(f"Right: the linear network {'fits' if linear_fits else 'cannot fit'} {task}.")
-else:
-    st.error(
-        f"Not this time: the linear network {'fits' if linear_fits else 'cannot fit'} "
-        f"{task}. See why below."
-    )
 
 columns = st.columns(2)
 for column, (act, result) in zip(columns, results.items(), strict=True):
     name = "no activation" if act == "identity" else act
-    measure = "accuracy" if kind == "classify" else "R²"
-    title = (
-        f"{name}: {measure} {result.scores[-1]:.0%}"
-        if kind == "classify"
-        else (f"{name}: {measure} {result.scores[-1]:.3f}")
-    )
+    score = f"{result.scores[-1]:.0%}" if kind == "classify" else f"{result.scores[-1]:.3f}"
+    title = f"{name}: {measure} {score}"
     with column:
         if kind == "classify":
             grid = np.linspace(-2.2, 2.2, 60)
             gx, gy = np.meshgrid(grid, grid)
             points = np.column_stack([gx.ravel(), gy.ravel()])  # (3600, 2)
-            out, _ = ffn_forward(points, **result.weights, activation=act)
-            scores = out - out.max(axis=1, keepdims=True)
-            prob = np.exp(scores[:, 1]) / np.exp(scores).sum(axis=1)
-            show(
-                figures.decision_surface(grid, prob.reshape(60, 60), X, target, title),
-                model.presenter,
-            )
+            prob = class_probability(result.weights, points, act).reshape(60, 60)
+            show(figures.decision_surface(grid, prob, X, target, title), model.presenter)
         else:
             out, _ = ffn_forward(X, **result.weights, activation=act)
             show(figures.curve_fit(X[:, 0], target, out[:, 0], title), model.presenter)

@@ -146,7 +146,7 @@ def test_the_stack_is_one_matrix_at_every_depth():
 
 def test_training_waits_for_a_prediction_then_checks_it():
     at = open_page(COLLAPSE)
-    assert "Answer above" in warnings_text(at)
+    assert "Make your guess above to see the answer." in warnings_text(at)
     assert len(at.get("plotly_chart")) == 4
     at = open_page(COLLAPSE, {"guess": "yes"})
     assert any("Not this time" in e.value for e in at.error)
@@ -167,7 +167,18 @@ def test_linear_cannot_fit_xor_but_relu_can():
 
 def test_a_line_is_linear_and_the_answer_key_says_so():
     at = open_page(COLLAPSE, {"guess": "yes", "task": "line"})
-    assert any("Right: the linear network fits line" in s.value for s in at.success)
+    (right,) = at.success
+    assert right.value.startswith("Right: with no bend the network is one matrix")
+    assert "reaches R² 1.00 on line" in right.value
+
+
+def test_collapse_says_what_it_takes_away_and_where_the_stack_comes_from():
+    at = open_page(COLLAPSE)
+    intro = at.markdown[0].value
+    assert "Sections 1 and 2 take the activation away, whatever the sidebar says" in intro
+    text = " ".join(m.value for m in [*at.markdown, *at.caption])
+    assert "Fresh random blocks, not the sidebar's weights" in text
+    assert "only spread apart" not in text and "tend to spread apart" in text
 
 
 # --- Position-wise ----------------------------------------------------------------------

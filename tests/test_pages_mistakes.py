@@ -138,3 +138,38 @@ def test_the_reference_code_shown_runs_and_matches_the_core():
         0.0,
         2.0,
     ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("1, -1", "Right: y = [1.0, -1.0]."),
+        ("1 -2", "that is what one stride for both matrices gives"),
+        ("1, 0", "that is y with a ReLU after W2 too"),
+        ("3, 3", "Score each of the 3 neurons first"),
+        ("1", "Could not read that as y: expected 2 numbers, found 1"),
+    ],
+)
+def test_the_exercise_checks_a_typed_answer_and_names_the_mistake(typed, says):
+    at = open_page(TRAPS, {"ex_y": typed})
+    assert not at.exception
+    assert says in warnings_text(at) + " ".join(s.value for s in at.success)
+
+
+def test_the_exercise_is_not_square_and_its_answer_is_the_references():
+    from ffn_core.reference import ffn_forward_flat as reference
+
+    at = open_page(TRAPS)
+    (given,) = [c.value for c in at.code if c.value.startswith("x = ")]
+    namespace: dict = {}
+    exec(given, namespace)  # the numbers exactly as the learner reads them
+    D, H = len(namespace["x"]), len(namespace["b1"])
+    assert (D, H) == (2, 3) and len(namespace["W1"]) == H * D and len(namespace["W2"]) == D * H
+    assert reference(*(namespace[k] for k in ("x", "W1", "b1", "W2", "b2"))) == [1.0, -1.0]
+    assert not at.success and not at.error  # nothing is judged before an answer is typed
+
+
+def test_the_reference_source_waits_in_an_expander():
+    at = open_page(TRAPS)
+    (expander,) = [e for e in at.expander if e.label.startswith("The reference")]
+    assert any(c.value.startswith('"""') for c in expander.code)
