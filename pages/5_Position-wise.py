@@ -9,6 +9,7 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_slider
 
@@ -16,8 +17,10 @@ MAX_SHOWN = 64  # output coordinates drawn
 INTRO = (
     "The FFN never looks at two tokens at once: every token's vector goes through the same "
     "W1, activation and W2 on its own, like a 1 × 1 convolution sliding along the "
-    "sequence. Mixing tokens is attention's job. Because the tokens are independent, all T "
-    "of them go through together as one (T × d_model) · (d_model × d_ff) matrix product."
+    "sequence (a filter one position wide: the same weights at every position, nothing "
+    "mixed across positions). Mixing tokens is attention's job. Because the tokens are "
+    "independent, all T of them go through together as one (T × d_model) · "
+    "(d_model × d_ff) matrix product."
 )
 
 
@@ -49,15 +52,27 @@ x_nudged[t, coord - 1] += nudge
 out_nudged, _ = ffn_forward(x_nudged, W1, b1, W2, b2, model.activation)
 change = out_nudged - out  # (T, d_model)
 others = np.delete(change, t, axis=0)
-left, right = st.columns(2)
-left.metric("largest change in the other tokens' outputs", f"{np.abs(others).max(initial=0):g}")
-right.metric(f"largest change in {token}'s output", f"{np.abs(change[t]).max():.4g}")
-show(
-    figures.matrix_heatmap(
-        change[:, :d], model.token_labels, coords, "change in FFN(x) after the nudge", "change"
-    ),
-    model.presenter,
+question = Question(
+    f"Predict: nudge token {token}. Which rows of the change map below light up?",
+    "guess_rows_moved",
+    ("only its own row", "its row and its neighbours' rows", "every row"),
+    answer="only its own row",
+    why="each token goes through W1, the activation and W2 alone, so changing one token's "
+    "input can change only that token's output. Attention, not the FFN, lets a change at "
+    "one position reach another.",
 )
+if predicted(question):
+    left, right = st.columns(2)
+    moved_elsewhere = np.abs(others).max(initial=0)
+    left.metric("largest change in the other tokens' outputs", f"{moved_elsewhere:g}")
+    right.metric(f"largest change in {token}'s output", f"{np.abs(change[t]).max():.4g}")
+    st.caption("Notice: the whole change sits in one row, however the nudge is set.")
+    show(
+        figures.matrix_heatmap(
+            change[:, :d], model.token_labels, coords, "change in FFN(x) after the nudge", "change"
+        ),
+        model.presenter,
+    )
 
 st.subheader("2. Shuffle the tokens, and the outputs shuffle the same way")
 seed = bound_number(
@@ -96,7 +111,8 @@ T = np.unique(np.geomspace(1, 131072, 120).astype(int))
 attn = attention_flops(T, model.d_model, default_heads(model.d_model))
 cross = quadratic_crossover(model.d_model, model.d_ff)
 st.caption(
-    f"FLOPs of one forward pass for your d_model = {model.d_model}, d_ff = {model.d_ff}. "
+    f"FLOPs (floating-point operations; a multiply-add counts as 2) of one forward pass "
+    f"for your d_model = {model.d_model}, d_ff = {model.d_ff}. "
     f"Attention's T² terms (scores and mixing, 4·T²·d_model) overtake the FFN "
     f"(4·T·d_model·d_ff) at T = {cross:,.0f}, where 4·T²·d = 4·T·d·d_ff, so T = d_ff."
 )

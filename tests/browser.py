@@ -112,7 +112,7 @@ CHART_COUNTS = {
     "key_value": 4,
     "activations": 2,  # the hidden values wait for a prediction
     "collapse": 4,
-    "position_wise": 3,
+    "position_wise": 2,  # the change map waits for a prediction
     "backprop": 9,
     "traps": 0,  # every trap waits for a guess; the shown code is the main element
     "scale_and_cost": 2,  # the shares wait for a prediction

@@ -24,6 +24,7 @@ ANSWERS = {
     COLLAPSE: {"guess": "no"},
     TRAPS: {"guess_stride": "the same answer", "guess_t": "the same answer", "guess_clamp": "no"},
     SCALE: {"guess_share": "about two thirds"},
+    POSITION_WISE: {"guess_rows_moved": "only its own row"},
 }
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 

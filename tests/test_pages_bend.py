@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from pages_helpers import (
     ACTIVATIONS,
+    ANSWERS,
     COLLAPSE,
     POSITION_WISE,
     expected_default_model,
@@ -186,7 +187,8 @@ def test_collapse_says_what_it_takes_away_and_where_the_stack_comes_from():
 
 @pytest.mark.parametrize("token", ["1: the", "3: sat", "6: mat"])
 def test_nudging_a_token_changes_only_its_row(token):
-    at = open_page(POSITION_WISE, {"ptok": token, "nudge": "-2.5", "coord": "2"})
+    query = {"ptok": token, "nudge": "-2.5", "coord": "2", **ANSWERS[POSITION_WISE]}
+    at = open_page(POSITION_WISE, query)
     change = decode(traces(at, 0)[0]["z"])
     t = int(token.split(":")[0]) - 1
     assert np.all(np.delete(change, t, axis=0) == 0)
@@ -200,7 +202,7 @@ def test_shuffling_tokens_shuffles_outputs():
 
 
 def test_the_shuffle_box_says_what_it_is_and_the_order_it_gives():
-    at = open_page(POSITION_WISE, {"perm": "7"})
+    at = open_page(POSITION_WISE, {"perm": "7", **ANSWERS[POSITION_WISE]})
     box = at.number_input(key="perm")
     assert box.label == "which shuffle" and "random order" in box.help
     words = ["the", "cat", "sat", "on", "the", "mat"]
@@ -212,7 +214,7 @@ def test_the_shuffle_box_says_what_it_is_and_the_order_it_gives():
 
 
 def test_cost_plot_marks_the_crossover_at_d_ff():
-    at = open_page(POSITION_WISE, {"d_ff": "40"})
+    at = open_page(POSITION_WISE, {"d_ff": "40", **ANSWERS[POSITION_WISE]})
     spec = json.loads(at.get("plotly_chart")[2].proto.spec)
     (line,) = [s for s in spec["layout"]["shapes"] if s.get("x0") is not None]
     assert line["x0"] == 40
@@ -236,3 +238,15 @@ def test_the_dead_neuron_preset_makes_a_batch_where_gelu_leaves_fewer():
     stats = at.dataframe[1].value
     assert stats.loc["ReLU", "dead neurons"] > 10 and stats.loc["GELU", "dead neurons"] == 0
     assert at.success[0].value.startswith("Right:")
+
+
+def test_the_nudge_question_waits_then_the_change_map_settles_it():
+    at = open_page(POSITION_WISE, {"ptok": "3: sat"})
+    assert not [m for m in at.metric if m.label.startswith("largest change")]
+    at.radio(key="guess_rows_moved").set_value("every row").run()
+    assert at.error[0].value.startswith("Not this time: the answer is only its own row.")
+    assert metric(at, "largest change in the other") == "0"
+    text = at.markdown[0].value
+    assert "a filter one position wide: the same weights at every position" in text
+    flops = " ".join(c.value for c in at.caption)
+    assert "a multiply-add counts as 2" in flops
