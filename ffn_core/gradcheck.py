@@ -74,3 +74,29 @@ def gradient_check(
         checked = analytic[name].reshape(-1)[flat]
         errors[name] = float(relative_error(checked, numeric).max(initial=0.0))
     return errors
+
+
+def loss_along_score(
+    x: np.ndarray,
+    W1: np.ndarray,
+    b1: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+    g: np.ndarray,
+    neuron: int,
+    shifts: np.ndarray,
+    activation: str = "relu",
+) -> np.ndarray:
+    """L = FFN(x) · g at one token x (d_model,), with neuron's key W1[:, neuron] moved along
+    x so that its score x · W1[:, neuron] changes by each of `shifts`: shape (len(shifts),).
+
+    Moving the key by s · x / (x · x) changes the score by exactly s and no other score.
+    """
+    direction = x / max(float(x @ x), 1e-12)  # (d_model,)
+    losses = []
+    for s in np.asarray(shifts, dtype=float):
+        moved = W1.copy()
+        moved[:, neuron] += s * direction
+        out, _ = ffn_forward(x, moved, b1, W2, b2, activation)  # (d_model,)
+        losses.append(float(out @ g))
+    return np.array(losses)

@@ -16,6 +16,14 @@ def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
     st.plotly_chart(fig, **kwargs)
 
 
+def show_in_pairs(figs: list[go.Figure], presenter: bool) -> None:
+    """Figures two a row, in order."""
+    for start in range(0, len(figs), 2):
+        for column, fig in zip(st.columns(2), figs[start : start + 2], strict=False):
+            with column:
+                show(fig, presenter)
+
+
 def neuron_labels(d_ff: int) -> list[str]:
     return [f"n{j + 1}" for j in range(d_ff)]
 

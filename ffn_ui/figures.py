@@ -698,3 +698,51 @@ def swiglu_surface(grid: np.ndarray, values: np.ndarray) -> go.Figure:
     )  # fmt: skip
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     return fig
+
+
+def eps_sweep(epsilons: np.ndarray, errors: np.ndarray, chosen: float) -> go.Figure:
+    """The check's worst relative error at each ε, on log axes written as powers of ten,
+    as the ε slider writes them, with the chosen ε marked."""
+    fig = log_lines(
+        epsilons,
+        {"worst relative error": errors},
+        "too large an ε measures the curve's bend; too small, round-off",
+        "ε",
+        "max relative error",
+        log_x=True,
+        shapes=[line_at(x=chosen, color="grey", dash="dot")],
+    )
+    fig.update_xaxes(exponentformat="power")
+    fig.update_yaxes(exponentformat="power")
+    return fig
+
+
+def loss_along_score(shifts: np.ndarray, losses: np.ndarray, kink: float, chosen: float):
+    """One token's loss as a silent neuron's score is moved by s: flat until s reaches the
+    kink (where the score crosses 0), then straight. The chosen s is marked."""
+    curve = go.Scatter(
+        x=f32(shifts),
+        y=f32(losses),
+        mode="lines",
+        name="loss",
+        line={"color": COLOURS[0], "width": 3},
+        hovertemplate="s = %{x:.2f}: loss %{y:.6g}<extra></extra>",
+    )
+    here = go.Scatter(
+        x=f32([chosen]),
+        y=f32([np.interp(chosen, shifts, losses)]),
+        mode="markers",
+        name="your s",
+        marker={"color": "black", "size": 12},
+    )
+    label = dict(x=kink, y=1, yref="y domain", text="score = 0", showarrow=False, xanchor="left")
+    return figure(
+        [curve, here],
+        340,
+        title="this token's loss as the score moves",
+        xaxis={"title": "change of the score, s"},
+        yaxis={"title": "loss"},
+        shapes=[line_at(x=kink, dash="dash")],
+        annotations=[label],
+        legend={"orientation": "h", "y": -0.25},
+    )

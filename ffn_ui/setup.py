@@ -61,7 +61,8 @@ def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Model
     if sidebar_note:
         sidebar.caption(sidebar_note)
     d_model = bound_number("d_model", "d_model", 1, 1024, 4, sidebar, help="Token width.")
-    sidebar.button("d_ff = 4 × d_model", on_click=set_d_ff_4x, width="stretch")
+    for place, factor in zip(sidebar.columns(2), (2, 4), strict=True):
+        place.button(f"d_ff = {factor} × d_model", on_click=set_d_ff, args=(factor,))
     d_ff = bound_number("d_ff", "d_ff", 1, 4096, 16, sidebar, help="Hidden neurons.")
     sidebar.caption(
         f"4 × d_model = {4 * d_model}. SwiGLU models use about 8/3 × d_model = "
@@ -132,5 +133,6 @@ PRESETS = (
 )
 
 
-def set_d_ff_4x() -> None:
-    st.session_state["d_ff"] = min(4 * st.session_state.get("d_model", 4), 4096)
+def set_d_ff(factor: int) -> None:
+    """d_ff = factor × d_model: 4 as in most models, 2 for the lesson's first exercise."""
+    st.session_state["d_ff"] = min(factor * st.session_state.get("d_model", 4), 4096)

@@ -7,13 +7,21 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import ffn_backward, ffn_forward, get_activation
-from ffn_core.gradcheck import PARAMETER_NAMES
+from ffn_core.gradcheck import PARAMETER_NAMES, loss_along_score
 from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
+from ffn_ui.backprop import (
+    backward_steps,
+    error_shade,
+    position_labels,
+    power_of_ten,
+    shapes_table,
+)
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show
+from ffn_ui.charts import show, show_in_pairs
 from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import (
     bound_number,
@@ -24,7 +32,6 @@ from ffn_ui.url import (
     bound_toggle,
 )
 
-MAX_SHOWN = 64  # heatmap rows and columns drawn
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # the largest block of the model this page runs
 LOSSES = ("sum(out · G)", "squared error to a target", "typed in")
 INTRO = (
@@ -101,132 +108,133 @@ st.metric("loss L", f"{loss:.6g}")
 
 st.subheader("3. Backward, one step at a time")
 dx, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
+grads = {"dx": dx, "dW1": dW1, "db1": db1, "dW2": dW2, "db2": db2}
 dout2d = dout.reshape(-1, C)
 dh = dout2d @ W2.T  # (N, d_ff)
-gate = model.activation == "relu"
-positions = [f"b{b + 1} t{t + 1}" for b in range(B) for t in range(T)]
-neurons = [f"n{j + 1}" for j in range(min(H, MAX_SHOWN))]
-coords = [f"c{c + 1}" for c in range(min(C, MAX_SHOWN))]
-rows, k, c = positions[:MAX_SHOWN], len(neurons), len(coords)
-steps = [
-    ("dW2 = hᵀ · dout, summed over positions", dW2[:k, :c], neurons, coords),
-    ("db2 = dout summed over positions", db2[None, :c], ["db2"], coords),
-    ("dh = dout · W2ᵀ", dh[: len(rows), :k], rows, neurons),
-]
 deriv = get_activation(model.activation).derivative(cache.h_pre)  # (N, d_ff)
-dh_pre = dh * deriv
-steps += [
-    (
-        "the gate: 1 where h_pre > 0" if gate else f"{model.activation_label}'(h_pre), the slope",
-        deriv[: len(rows), :k],
-        rows,
-        neurons,
-    ),
-    ("dh_pre = dh × gate", dh_pre[: len(rows), :k], rows, neurons),
-    ("dW1 = xᵀ · dh_pre, summed over positions", dW1[:c, :k], coords, neurons),
-    ("db1 = dh_pre summed over positions", db1[None, :k], ["db1"], neurons),
-    ("dx = dh_pre · W1ᵀ", dx.reshape(-1, C)[: len(rows), :c], rows, coords),
-]
+dh_pre = dh * deriv  # (N, d_ff)
+gate = model.activation == "relu"
+first, rest = backward_steps(cache, dout2d, dh, deriv, dh_pre, grads, B, T, model.activation_label)
 st.caption(
-    "Where h_pre ≤ 0 ReLU's gate is 0: no gradient passes back through that neuron at that "
-    "position, however large dh is."
+    "Notice: dh_pre is zero wherever the gate is 0, however large dh is there, so no "
+    "gradient reaches that neuron's key (its column of dW1) from that position."
     if gate
-    else "A smooth activation has a slope everywhere, so a little gradient passes "
+    else "Notice: a smooth activation has a slope everywhere, so a little gradient passes "
     "even where h_pre < 0."
 )
-for first in range(0, len(steps), 2):  # two heatmaps a row
-    pair = steps[first : first + 2]
-    for column, (title, values, r, cl) in zip(st.columns(2), pair, strict=False):
-        with column:
-            show(figures.matrix_heatmap(values, r, cl, title, "gradient"), model.presenter)
-# The shown block of dW2, rebuilt one position at a time.
-loop_dW2 = sum(np.outer(cache.h[n, :k], dout2d[n, :c]) for n in range(B * T))
+
+
+def gradient_maps(steps):
+    return [
+        figures.matrix_heatmap(v, rows, cols, title, "gradient") for title, v, rows, cols in steps
+    ]
+
+
+show_in_pairs(gradient_maps(first), model.presenter)
+with st.expander("The other gradients: dW2, db2, db1 and dx"):
+    show_in_pairs(gradient_maps(rest), model.presenter)
+st.markdown("Every gradient has its quantity's shape: a first check on any backward pass.")
+st.dataframe(shapes_table({"x": x, "h": cache.h.reshape(B, T, H), "out": out, **grads,
+                           "W1": W1, "b1": b1, "W2": W2, "b2": b2}))  # fmt: skip
+loop_dW2 = sum(np.outer(cache.h[n], dout2d[n]) for n in range(B * T))  # one position at a time
 st.caption(
     f"Adding one outer product per position in a loop gives the same dW2 (largest "
-    f"difference {np.abs(loop_dW2 - dW2[:k, :c]).max():.1e} over the block shown): the "
-    "weights are shared, so every position contributes to their gradient."
+    f"difference {np.abs(loop_dW2 - dW2).max():.1e}): the weights are shared, so every "
+    "position contributes to their gradient."
 )
 
-st.subheader("4. Gradient check against float64 centred differences")
+st.subheader("4. Gradient check against centred differences")
 entries = x.size + W1.size + b1.size + W2.size + b2.size
-left, mid, right = st.columns(3)
-eps = bound_select_slider("ε", "eps", EPSILONS, 1e-6, lambda e: f"{e:.0e}", left)
-float32 = bound_toggle("compute in float32", "f32", False, mid)
-kink = bound_toggle("put one score on ReLU's kink", "kink", False, right, disabled=not gate)
-dtype_name = "float32" if float32 else "float64"
-if entries > MAX_CHECKED:
+precision = Question(
+    "Predict: a correct backward pass, checked with ε = 10⁻⁶. What relative error does the "
+    "check report in float64, and in float32?",
+    "guess_precision",
+    ("about 10⁻⁷ in both", "about 10⁻⁷ in float64, 10⁻² or worse in float32", "0 in both"),
+    answer="about 10⁻⁷ in float64, 10⁻² or worse in float32",
+    why="float64 keeps about 16 digits, so a nudge of 10⁻⁶ measures the slope to about "
+    "10⁻⁷; float32 keeps about 7, so the same nudge is lost in the loss's own round-off and "
+    "the check fails on a correct backward pass. That is why the check runs in float64.",
+)
+guessed = predicted(precision)
+if guessed and entries > MAX_CHECKED:
     st.info(
-        f"The brute-force check runs up to {MAX_CHECKED:,} entries; these sizes have "
-        f"{entries:,}. Use the preset or smaller sizes to check."
+        f"The check runs one entry at a time up to {MAX_CHECKED:,} entries; these sizes "
+        f"have {entries:,}. Use the preset or smaller sizes to check."
     )
-else:
+elif guessed:
+    left, mid, right = st.columns(3)
+    eps = bound_select_slider("ε", "eps", EPSILONS, 1e-6, power_of_ten, left)
+    float32 = bound_toggle("compute in float32", "f32", False, mid)
+    kink = bound_toggle("put one score on ReLU's kink", "kink", False, right, disabled=not gate)
+    dtype_name = "float32" if float32 else "float64"
     b1_checked = b1.copy()
     if kink and gate:
         n, j = np.unravel_index(np.argmin(np.abs(cache.h_pre)), cache.h_pre.shape)
         b1_checked[j] += eps / 2 - cache.h_pre[n, j]  # h_pre[n, j] becomes eps / 2
         st.caption(
-            f"Score h_pre at {positions[n]}, neuron n{j + 1} set to ε/2 = {eps / 2:.0e}:"
-            " the nudge of ±ε now straddles the kink."
+            f"Score h_pre at {position_labels(B, T)[n]}, neuron n{j + 1} set to ε/2 = "
+            f"{eps / 2:.0e}: the nudge of ±ε now straddles the kink."
         )
     errors = checked(x, W1, b1_checked, W2, b2, model.activation, eps, dtype_name, 0)
     table = pd.DataFrame({"max relative error": errors}).T[list(PARAMETER_NAMES)].T
-
-    def colour(value: float) -> str:
-        shade = "#c8e6c9" if value <= 1e-6 else "#ffe0b2" if value <= 1e-4 else "#ffcdd2"
-        return f"background-color: {shade}"
-
-    st.dataframe(table.style.format("{:.2e}").map(colour))
-    st.caption("Green: ≤ 1e-6, a correct backward pass. Amber: up to 1e-4. Red: above.")
+    st.dataframe(table.style.format("{:.2e}").map(error_shade))
+    st.caption(
+        f"Computed in {dtype_name}. Green: ≤ 1e-6, a correct backward pass. Amber: up to "
+        "1e-4. Red: above."
+    )
     sample = sweep_sample(entries)
     sweep = eps_sweep(x, W1, b1_checked, W2, b2, model.activation, dtype_name, 0, sample)
     if sample:
         st.caption(f"The sweep checks {sample} random entries of each quantity at each ε.")
-    show(
-        figures.log_lines(
-            np.array(EPSILONS),
-            {"worst relative error": sweep},
-            "too large an ε measures the curve's bend; too small, round-off",
-            "ε",
-            "max relative error",
-            log_x=True,
-        ),
-        model.presenter,
-    )
-
+    show(figures.eps_sweep(np.array(EPSILONS), sweep, eps), model.presenter)
     start = time.perf_counter()
     ffn_backward(dout, cache)
-    backward_s = time.perf_counter() - start
+    backward_ms = (time.perf_counter() - start) * 1e3
     st.metric(
         "forward passes the check needs",
         f"{2 * entries:,}",
         help=f"2 per entry × {entries:,} entries; one backward pass took "
-        f"{backward_s * 1e3:.2f} ms and gives all of them at once.",
+        f"{backward_ms:.2f} ms and gives all of them at once.",
     )
 
 st.subheader("5. Exercise: a silent neuron passes no gradient")
-silent = np.argwhere(cache.h_pre[:1] < 0)  # (n, j) pairs of the first position
+silent = np.flatnonzero(cache.h_pre[0] < 0)  # neurons silent on the first position
 if not gate:
     st.info("Switch the activation to ReLU to try this exercise.")
 elif len(silent) == 0:
     st.info("Every neuron fires on the first token; try another seed.")
 else:
-    j = int(silent[0][1])
-    margin = -cache.h_pre[0, j]
-    delta = bound_slider("nudge W1's column (decreases the score)", "nudge_w", 0.0, 2.0, 0.5, 0.1)
-    x0 = x[0, 0]
-    W1_nudged = W1.copy()
-    W1_nudged[:, j] -= delta * x0 / max(float(x0 @ x0), 1e-12)  # lowers h_pre[0, j] by delta
-
-    def loss_one(weights):
-        return float(np.sum(ffn_forward(x0, weights, b1, W2, b2)[0] * dout2d[0]))
-
+    j, x0 = int(silent[0]), x.reshape(-1, C)[0]
+    margin = float(-cache.h_pre[0, j])  # how far the score is below zero
     _, one_cache = ffn_forward(x0, W1, b1, W2, b2)
     _, dW1_one, *_ = ffn_backward(dout2d[0], one_cache)
     st.markdown(
-        f"Neuron n{j + 1} scores {-margin:.4g} on token {model.token_labels[0]}. Nudging its "
-        f"key so the score drops by {delta:g} changes this token's loss by "
-        f"**{loss_one(W1_nudged) - loss_one(W1):g}**, and this token's dW1 column for "
-        f"n{j + 1} is **{np.abs(dW1_one[:, j]).max():g}** everywhere."
+        f"Neuron n{j + 1} scores {-margin:.4g} on the first token: it is silent. Move its key "
+        f"so that the score changes by s, and watch this token's loss."
     )
+    dW1_question = Question(
+        f"Predict: while the score stays below zero, what is this token's column of dW1 for "
+        f"n{j + 1}?",
+        "guess_dw1",
+        ("exactly zero", "small, but not zero", "as large as for a firing neuron"),
+        answer="exactly zero",
+        why="ReLU's gate is 0 there, so dh_pre = dh × 0 = 0 and dW1[:, j] = x · dh_pre = 0: "
+        "the loss does not change as the key moves, until the score crosses zero.",
+    )
+    if predicted(dW1_question, setting=(j, margin)):
+        limit = round(max(3.0, 2 * margin), 1)
+        shift = bound_slider("change the score by s", "nudge_w", -limit, limit, 0.5, 0.1)
+        shifts = np.linspace(-limit, limit, 161)
+        losses = loss_along_score(x0, W1, b1, W2, b2, dout2d[0], j, shifts)
+        st.caption(
+            f"Notice: flat while the score is below zero (s < {margin:.3g}), a straight line "
+            "after: the kink is where the neuron starts to fire."
+        )
+        show(figures.loss_along_score(shifts, losses, margin, shift), model.presenter)
+        st.markdown(
+            f"This token's dW1 column for n{j + 1}: largest entry "
+            f"**{np.abs(dW1_one[:, j]).max():g}**. The loss at s = {shift:g} differs from "
+            f"the loss at s = 0 by **{float(np.interp(shift, shifts, losses) - losses[80]):.4g}**."
+        )
 
 next_step("pages/6_Backprop.py")

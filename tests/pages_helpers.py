@@ -25,6 +25,10 @@ ANSWERS = {
     TRAPS: {"guess_stride": "the same answer", "guess_t": "the same answer", "guess_clamp": "no"},
     SCALE: {"guess_share": "about two thirds"},
     POSITION_WISE: {"guess_rows_moved": "only its own row"},
+    BACKPROP: {
+        "guess_precision": "about 10⁻⁷ in float64, 10⁻² or worse in float32",
+        "guess_dw1": "exactly zero",
+    },
 }
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 

@@ -208,3 +208,23 @@ def test_swiglu_keeps_float32_and_rejects_bad_shapes(rng):
         swiglu_forward(x, W_gate.T, W_up, W_down)
     with pytest.raises(ValueError, match=r"W_down has shape \(4, 6\), expected \(6, 4\)"):
         swiglu_forward(x, W_gate, W_up, W_down.T)
+
+
+def test_the_loss_along_a_score_is_flat_until_the_relu_opens(rng):
+    from ffn_core.gradcheck import loss_along_score
+
+    W1, b1, W2, b2 = random_ffn(rng, 3, 5)
+    x, g = rng.standard_normal(3), rng.standard_normal(3)
+    score = x @ W1 + b1
+    j = int(np.argmin(score))
+    if score[j] >= 0:  # make neuron j silent on x
+        b1[j] -= score[j] + 0.5
+    margin = -(x @ W1[:, j] + b1[j])
+    shifts = np.linspace(-2, margin + 2, 41)
+    losses = loss_along_score(x, W1, b1, W2, b2, g, j, shifts)
+    below = shifts < margin
+    np.testing.assert_allclose(losses[below], losses[0], atol=1e-12)  # flat: gate closed
+    above = shifts > margin
+    # past the kink the loss moves linearly with slope W2[j] · g
+    slope = np.polyfit(shifts[above], losses[above], 1)[0]
+    assert slope == pytest.approx(W2[j] @ g, rel=1e-9)

@@ -196,12 +196,13 @@ def test_editing_x_in_the_table_changes_the_token():
     assert at.query_params["x"] == "1_1"
 
 
-def test_d_ff_quick_setting_is_four_times_d_model():
+@pytest.mark.parametrize("factor", [2, 4])
+def test_d_ff_quick_settings_are_two_and_four_times_d_model(factor):
     at = open_page(NEURONS, {"d_model": "5"})
-    (quick,) = [b for b in at.sidebar.button if b.label.startswith("d_ff = 4")]
+    (quick,) = [b for b in at.sidebar.button if b.label == f"d_ff = {factor} × d_model"]
     quick.click().run()
-    assert at.sidebar.number_input(key="d_ff").value == 20
-    assert decode(heatmap(at)["z"]).shape == (6, 20)
+    assert at.sidebar.number_input(key="d_ff").value == 5 * factor
+    assert decode(heatmap(at)["z"]).shape == (6, 5 * factor)
 
 
 def test_presenter_mode_enlarges_figures_and_tucks_secondary_controls_away():

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from pages_helpers import (
+    ANSWERS,
     BACKPROP,
     TRAPS,
     expected_default_model,
@@ -21,53 +24,58 @@ pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def check_table(at) -> dict[str, float]:
-    (frame,) = [d.value for d in at.dataframe]
+    (frame,) = [d.value for d in at.dataframe if "max relative error" in d.value.columns]
     return frame["max relative error"].to_dict()
 
 
+def backprop(query: dict | None = None):
+    """The Backprop page with its questions answered, so that everything is drawn."""
+    return open_page(BACKPROP, {**ANSWERS[BACKPROP], **(query or {})})
+
+
 def test_gradient_check_table_passes_in_float64_and_fails_in_float32():
-    errors = check_table(open_page(BACKPROP))
+    errors = check_table(backprop())
     assert list(errors) == ["W1", "b1", "W2", "b2", "x"]
     assert max(errors.values()) < 1e-6
-    errors32 = check_table(open_page(BACKPROP, {"f32": "true"}))
+    errors32 = check_table(backprop({"f32": "true"}))
     assert max(errors32.values()) > 1e-4
 
 
 def test_the_lesson_shapes_preset_and_the_kink():
-    at = open_page(BACKPROP)
+    at = backprop()
     (preset,) = [b for b in at.button if b.label.startswith("Preset: the lesson")]
     preset.click().run()
     assert not at.exception
     assert at.session_state["d_model"] == 8 and at.session_state["d_ff"] == 32
     assert max(check_table(at).values()) < 1e-6
-    kinked = check_table(open_page(BACKPROP, {"kink": "true"}))
+    kinked = check_table(backprop({"kink": "true"}))
     assert max(kinked["W1"], kinked["b1"]) > 1e-4  # the nudge straddles the kink
 
 
 def test_eps_sweep_is_u_shaped():
-    at = open_page(BACKPROP, {"act": "GELU"})
-    sweep = decode(traces(at, -1)[0]["y"])  # eps from 1e-1 down to 1e-12
+    at = backprop({"act": "GELU"})
+    sweep = decode(traces(at, -1)[0]["y"])  # eps from 1e-12 up to 1e-1
     best = int(np.argmin(sweep))
     assert 0 < best < len(sweep) - 1
     assert sweep[0] > 10 * sweep[best] and sweep[-1] > 10 * sweep[best]
 
 
 def test_gradient_heatmaps_match_the_core_and_the_mask():
-    at = open_page(BACKPROP)
+    at = backprop()
     x, w = expected_default_model()
     h_pre = x @ w["W1"] + w["b1"]
     G = np.random.default_rng(0).standard_normal((1, 6, 4))[0]
-    mask = decode(traces(at, 3)[0]["z"])  # the gate heatmap
+    mask = decode(traces(at, 1)[0]["z"])  # the gate heatmap, second of the first four
     np.testing.assert_array_equal(mask, (h_pre > 0).astype(float))
-    dW2 = decode(traces(at, 0)[0]["z"])
+    dW2 = decode(traces(at, 4)[0]["z"])  # the first in the expander
     np.testing.assert_allclose(dW2, relu(h_pre).T @ G, rtol=1e-5, atol=1e-5)
 
 
 def test_a_silent_neuron_passes_no_gradient():
-    at = open_page(BACKPROP, {"nudge_w": "1.5"})
+    at = backprop({"nudge_w": "-1.0"})
     text = " ".join(m.value for m in at.markdown)
-    assert "changes this token's loss by **0**" in text
-    assert "is **0** everywhere" in text
+    assert "dW1 column for" in text and "largest entry **0**" in text
+    assert "differs from the loss at s = 0 by **0**" in text
 
 
 def test_typed_dout_is_checked():
@@ -78,8 +86,8 @@ def test_typed_dout_is_checked():
 
 
 def test_too_large_for_brute_force_says_so():
-    at = open_page(BACKPROP, {"d_model": "64", "d_ff": "256"})
-    assert "brute-force check runs up to 2,000 entries" in warnings_text(at)
+    at = backprop({"d_model": "64", "d_ff": "256"})
+    assert "check runs one entry at a time up to 2,000 entries" in warnings_text(at)
 
 
 # --- Traps ------------------------------------------------------------------------------
@@ -173,3 +181,48 @@ def test_the_reference_source_waits_in_an_expander():
     at = open_page(TRAPS)
     (expander,) = [e for e in at.expander if e.label.startswith("The reference")]
     assert any(c.value.startswith('"""') for c in expander.code)
+
+
+def test_the_precision_question_comes_before_the_check_and_says_why():
+    at = open_page(BACKPROP)
+    assert not [d for d in at.dataframe if "max relative error" in d.value.columns]
+    at.radio(key="guess_precision").set_value("about 10⁻⁷ in both").run()
+    assert "float32 keeps about 7, so the same nudge is lost" in at.error[0].value
+    assert check_table(at)  # the check that settles it, drawn after the guess
+    heading = [h.value for h in at.subheader if h.value.startswith("4.")]
+    assert heading == ["4. Gradient check against centred differences"]  # not "float64" only
+
+
+def test_rows_read_as_sequence_and_position_and_every_gradient_has_its_shape():
+    at = backprop({"tokens": "random", "T": "5", "B": "2"})
+    rows = traces(at, 0)[0]["y"]  # dh: one row per position
+    assert rows[:6] == ["seq 1, pos 1", "seq 1, pos 2", "seq 1, pos 3", "seq 1, pos 4",
+                        "seq 1, pos 5", "seq 2, pos 1"]  # fmt: skip
+    (shapes,) = [d.value for d in at.dataframe if "gradient shape" in d.value.columns]
+    for name, want in (("x", "(2, 5, 4)"), ("W1", "(4, 16)"), ("b1", "(16,)"), ("W2", "(16, 4)")):
+        assert shapes.loc[name, "shape"] == shapes.loc[name, "gradient shape"] == want
+    assert shapes.loc["h", "shape"] == "(2, 5, 16)" and shapes.loc["out", "shape"] == "(2, 5, 4)"
+
+
+def test_epsilon_grows_to_the_right_and_both_write_it_as_a_power_of_ten():
+    at = backprop()
+    slider = at.select_slider(key="eps")
+    assert slider.value == 1e-6 and slider.format_func(1e-6) == "10⁻⁶"
+    assert (slider.options[0], slider.options[-1]) == ("10⁻¹²", "10⁻¹")  # smaller to the left
+    spec = json.loads(at.get("plotly_chart")[8].proto.spec)
+    assert spec["layout"]["xaxis"]["exponentformat"] == "power"
+    assert decode(spec["data"][0]["x"])[0] < decode(spec["data"][0]["x"])[-1]
+
+
+def test_the_relu_exercise_asks_about_dw1_then_shows_the_flat_loss_and_the_kink():
+    at = open_page(BACKPROP, {"guess_precision": ANSWERS[BACKPROP]["guess_precision"]})
+    assert at.radio(key="guess_dw1").value == "not sure yet"
+    at.radio(key="guess_dw1").set_value("small, but not zero").run()
+    assert at.error[-1].value.startswith("Not this time: the answer is exactly zero.")
+    slider = at.slider(key="nudge_w")
+    assert slider.min < 0 < slider.max  # both ways past the margin
+    curve = traces(at, -1)[0]
+    s, loss = decode(curve["x"]).astype(float), decode(curve["y"]).astype(float)
+    kink = json.loads(at.get("plotly_chart")[-1].proto.spec)["layout"]["shapes"][0]["x0"]
+    flat = s < kink - 1e-3
+    assert np.ptp(loss[flat]) < 1e-5 and np.ptp(loss[~flat]) > 1e-3  # flat, then it moves

@@ -10,7 +10,7 @@ import math
 
 import pytest
 import streamlit as st
-from pages_helpers import ALL_PAGES, link_noted, open_page, warnings_text
+from pages_helpers import ALL_PAGES, ANSWERS, link_noted, open_page, warnings_text
 
 from ffn_ui.url import REGISTRY_KEY
 
@@ -46,11 +46,12 @@ def cases() -> list[tuple[str | None, dict, str, tuple]]:
     found = []
     for variant in VARIANTS:
         for page in ALL_PAGES:
-            rules = open_page(page, variant).session_state[REGISTRY_KEY]
+            settings = {**ANSWERS.get(page, {}), **variant}  # every question answered
+            rules = open_page(page, settings).session_state[REGISTRY_KEY]
             for key, rule in rules.items():
                 if key not in seen and rule[0] != "derived":
                     seen[key] = rule
-                    found.append((page, variant, key, rule))
+                    found.append((page, settings, key, rule))
     return found
 
 
