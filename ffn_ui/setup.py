@@ -77,7 +77,9 @@ def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Model
         INIT_OPTIONS,
         "normal",
         more,
-        help="normal: N(0, 1/fan-in). Xavier: Glorot uniform. hand-edited: tables on the "
+        help="normal: N(0, 1/fan-in), where fan-in is the number of inputs a neuron adds up "
+        "(d_model for W1), so scores start of order 1. Xavier: Glorot uniform, scaled by fan-in "
+        "and fan-out together. hand-edited: tables on the "
         f"page (d_model, d_ff ≤ {MAX_EDIT}). uploaded: an NPZ or JSON file.",
     )
 

@@ -270,7 +270,8 @@ st.caption(
 
 st.subheader("6. Rewrite one fact")
 st.markdown(
-    "Editing methods such as ROME treat an FFN's second matrix as a memory of key → value "
+    "Editing methods such as ROME (Rank-One Model Editing, Meng et al. 2022) treat an FFN's "
+    "second matrix as a memory of key → value "
     "pairs and change it directly. The subject's hidden activation is the key; one "
     "rank-one change to W2 moves that key's output toward the new object, chosen so that "
     "keys unlike it barely move. The analogy has limits: a real model spreads a fact over "

@@ -11,6 +11,7 @@ from ffn_ui import figures
 from ffn_ui import real_model as rm
 from ffn_ui.charts import neuron_labels, same_position, show
 from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_number, bound_select, bound_slider, bound_text, bound_toggle
 
@@ -58,8 +59,15 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
     h if view == "activation" else h_pre, fired, neuron_order(h, threshold), labels, keep
 )
 st.caption(
-    f"{len(trace.tokens)} WordPiece tokens, [CLS] and [SEP] included. Red is positive, blue "
-    f"negative; hover for exact values. Showing {note}."
+    f"{len(trace.tokens)} WordPiece tokens: the tokenizer splits rare words into pieces (## "
+    "marks a piece that continues a word), and adds [CLS] at the start and [SEP] at the end "
+    "of every input. "
+    + (
+        "Only the cells that fired are coloured, deeper red for stronger; grey cells did not."
+        if mask
+        else "Red above zero, blue below, white at zero."
+    )
+    + f" Hover for exact values. Showing {note}."
 )
 show(
     figures.firing_heatmap(shown, shown_fired, tokens, shown_labels, view, mask),
@@ -166,14 +174,26 @@ show(
 )
 helpers = np.argsort(-scores[layer], kind="stable")[:10]
 _, without_helpers = rm.edited_states(text, tuple(Edit(layer, int(j), 0.0) for j in helpers))
+moved = cosine(without_helpers, other_trace.embedding) - before
 st.caption(
     "For each neuron: its activation times the gradient of cos(sentence, second sentence), "
-    "summed over tokens; the gradient runs back through every layer above with the core's "
-    "backward pass. Orange neurons push the sentences together, blue apart. Check: switching "
-    f"off the 10 orange-most neurons should lower the similarity by about "
-    f"{scores[layer, helpers].sum():.4f}; it changes it by "
-    f"{cosine(without_helpers, other_trace.embedding) - before:+.4f}."
+    "summed over tokens, a first-order estimate of how much switching it off would change "
+    "the similarity; the gradient runs back through every layer above with the core's "
+    "backward pass. Orange neurons push the sentences together, blue apart."
 )
+question = Question(
+    f"Predict: switch off the 10 orange-most neurons of layer {layer + 1}, everywhere. Will "
+    "the two sentences get more or less similar?",
+    "guess_similar",
+    ("more similar", "less similar"),
+    answer="less similar" if moved < 0 else "more similar",
+    why=f"those neurons pushed the sentences together, so without them the similarity "
+    f"changes by {moved:+.4f} (the first-order estimate: "
+    f"{-scores[layer, helpers].sum():+.4f}).",
+)
+if predicted(question, setting=(text, other, layer)):
+    st.metric("similarity without them", f"{cosine(without_helpers, other_trace.embedding):.4f}",
+              f"{moved:+.4f}")  # fmt: skip
 
 st.subheader("6. The toy pages' three facts, checked on this model")
 x1 = trace.ffn_in[layer]  # (T, d_model): what this layer's FFN read

@@ -24,7 +24,9 @@ INTRO = (
     "how strongly it fired. So the output is a weighted sum of the values of the patterns "
     "this token matched. In the lesson's example (preset *Lesson*), the token [1, −1] "
     "misses the key [1, 1] (score 0) and matches [1, −1] (score 2), so only the second "
-    "value is written, twice over: the output is [0, 2]."
+    "value is written, twice over: the output is [0, 2]. (This app writes x @ W, so keys "
+    "are columns of W1; the by-hand lesson writes W @ x, where they are rows: see the "
+    "Glossary.)"
 )
 
 model = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)

@@ -148,3 +148,22 @@ def test_one_token_is_one_token(home):
     home.query_params.update({"tokens": "random", "T": "1"})
     home.run()
     assert "1 token." in all_text(home) and "1 tokens" not in all_text(home)
+
+
+def test_every_term_the_issue_lists_is_explained_in_the_glossary():
+    from ffn_ui.glossary import NOTATION, TERMS
+
+    wanted = ["fan-in, Glorot", "1 × 1 convolution", "singular values", "grouped-query attention",
+              "FLOPs", "load-balancing loss", "ROME", "WordPiece, [CLS], [SEP]",
+              "activation × gradient", "R²", "dead neuron"]  # fmt: skip
+    assert set(wanted) <= set(TERMS)
+    assert "Meng et al. 2022" in TERMS["ROME"] and "counts as 2" in TERMS["FLOPs"]
+    assert {"d_model = C = D", "d_ff = H", "B", "T", "x @ W, here", "W @ x, in lesson 000"} <= set(
+        NOTATION
+    )
+    from pages_helpers import GLOSSARY, open_page
+
+    at = open_page(GLOSSARY)
+    shown = " ".join(m.value for m in at.markdown)
+    assert all(f"**{term}**" in shown for term in wanted)
+    assert "neuron j's key is column j of W1" in shown and "key is row j of W1" in shown

@@ -242,3 +242,27 @@ def test_the_same_sentence_twice_says_why_nothing_moved():
     assert not at.exception
     assert any("rows were identical" in c.value for c in at.caption)
     assert metric(at, "original vs second sentence") == "1.0000"
+
+
+def test_switching_off_the_helpers_is_predicted_then_measured(minilm):
+    at = open_page(REAL_MODEL)
+    assert not [m for m in at.metric if m.label == "similarity without them"]
+    at.radio(key="guess_similar").set_value("more similar").run()
+    layer = rm.DEFAULT.layer - 1
+    _, scores = minilm.neuron_attribution(rm.DEFAULT.text, minilm.run(rm.DEFAULT.other).embedding)
+    helpers = np.argsort(-scores[layer], kind="stable")[:10]
+    edited = minilm.run(rm.DEFAULT.text, [Edit(layer, int(j), 0.0) for j in helpers])
+    other = minilm.run(rm.DEFAULT.other).embedding
+    before = cosine(minilm.run(rm.DEFAULT.text).embedding, other)
+    after = cosine(edited.embedding, other)
+    assert after < before  # the helpers did help: without them, less similar
+    assert at.error[0].value.startswith("Not this time: the answer is less similar.")
+    (shown,) = [m for m in at.metric if m.label == "similarity without them"]
+    assert float(shown.value) == pytest.approx(after, abs=2e-4)
+
+
+def test_wordpiece_and_the_special_tokens_are_explained_where_first_shown():
+    text = " ".join(c.value for c in open_page(REAL_MODEL).caption)
+    assert "(## marks a piece that continues a word)" in text
+    assert "[CLS] at the start and [SEP] at the end of every input" in text
+    assert "a first-order estimate of how much switching it off would change" in text
