@@ -90,6 +90,10 @@ st.caption(
 )
 
 st.subheader("3. FLOPs against sequence length")
+st.markdown(
+    "FLOPs are floating-point operations; a multiply-add counts as 2, so a (T × d) · (d × n) "
+    "product costs 2·T·d·n."
+)
 names = [*MODEL_SHAPES, "your model"]
 left, right = st.columns(2)
 chosen = bound_select("model", "cost_model", names, "GPT-2 small", left)
