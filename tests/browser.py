@@ -113,7 +113,7 @@ CHART_COUNTS = {
     "activations": 2,  # the hidden values wait for a prediction
     "collapse": 4,
     "position_wise": 2,  # the change map waits for a prediction
-    "backprop": 9,
+    "backprop": 8,  # the check and the exercise wait for predictions
     "traps": 0,  # every trap waits for a guess; the shown code is the main element
     "scale_and_cost": 2,  # the shares wait for a prediction
     "mixture_of_experts": 3,
