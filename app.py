@@ -33,7 +33,7 @@ GUESS = Question(
     "only positive scores, so neither fires and the output is [0, 0].",
 )
 
-model = setup("Home", "FFN Explorer", INTRO, sidebar_note=SIDEBAR_NOTE)
+toy = setup("Home", "FFN Explorer", INTRO, sidebar_note=SIDEBAR_NOTE)
 st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x\,W_1 + b_1)\,W_2 + b_2")
 
 st.header("The smallest example, live")
@@ -59,7 +59,7 @@ neurons = ["neuron 1", "neuron 2"]
 fired = cache.h[0] > 0
 
 st.caption("Notice: a neuron fires exactly when the token lies in its shaded half-plane.")
-show(half_planes(W1.T, x), model.presenter)
+show(half_planes(W1.T, x), toy.presenter)
 st.dataframe(
     pd.DataFrame(
         {
@@ -75,7 +75,7 @@ st.dataframe(
     ),
 )
 st.caption("Notice: the output is the sum of what the firing neurons write.")
-show(neuron_writes_figure(parts, out, neurons, ["out₁", "out₂"]), model.presenter)
+show(neuron_writes_figure(parts, out, neurons, ["out₁", "out₂"]), toy.presenter)
 st.metric("output", str(out.tolist()))
 story = "; ".join(
     f"{name} scores {z:g} and {'fires' if f else 'stays silent'}"
@@ -91,9 +91,9 @@ if predicted(GUESS):
 st.header("Start here")
 st.markdown(
     "The pages build on each other in this order. The sidebar sets one model that every "
-    f"page shares, and the address bar keeps it: now d_model = {model.d_model}, "
-    f"d_ff = {model.d_ff}, {model.activation_label}, {model.T} "
-    f"token{'s' if model.T != 1 else ''}. Copy the link to show someone exactly this."
+    f"page shares, and the address bar keeps it: now d_model = {toy.d_model}, "
+    f"d_ff = {toy.d_ff}, {toy.activation_label}, {toy.T} "
+    f"token{'s' if toy.T != 1 else ''}. Copy the link to show someone exactly this."
 )
 for tier, steps in TIERS.items():
     st.subheader(tier)

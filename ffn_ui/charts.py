@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from ffn_ui.model import Model
+from ffn_ui.model import Toy
 from ffn_ui.url import bound_select
 
 
@@ -28,28 +28,28 @@ def neuron_labels(d_ff: int) -> list[str]:
     return [f"n{j + 1}" for j in range(d_ff)]
 
 
-def pick_token_and_neuron(model: Model, container=st) -> tuple[int, int]:
+def pick_token_and_neuron(toy: Toy, container=st) -> tuple[int, int]:
     """The token and neuron a learner is looking at; shared by the Neurons and Key–value pages."""
     left, right = container.columns(2)
     token = bound_select(
         "token",
         "tok",
-        model.token_labels,
-        model.token_labels[0],
+        toy.token_labels,
+        toy.token_labels[0],
         left,
-        gone=tokens_gone(model),
-        carry=same_position(model.token_labels),
+        gone=tokens_gone(toy),
+        carry=same_position(toy.token_labels),
     )
-    labels = neuron_labels(model.d_ff)
+    labels = neuron_labels(toy.d_ff)
     neuron = bound_select(
-        "neuron", "neuron", labels, labels[0], right, gone=f"now that d_ff = {model.d_ff}"
+        "neuron", "neuron", labels, labels[0], right, gone=f"now that d_ff = {toy.d_ff}"
     )
-    return model.token_labels.index(token), labels.index(neuron)
+    return toy.token_labels.index(token), labels.index(neuron)
 
 
-def tokens_gone(model: Model) -> str:
+def tokens_gone(toy: Toy) -> str:
     """Why a picked token may be gone: the end of the note the token pickers show."""
-    return f"now that there {'is 1 token' if model.T == 1 else f'are {model.T} tokens'}"
+    return f"now that there {'is 1 token' if toy.T == 1 else f'are {toy.T} tokens'}"
 
 
 def same_position(token_labels: list[str]):

@@ -22,8 +22,8 @@ MAX_EDIT = 16  # weights are editable in tables up to d_model, d_ff <= 16
 
 
 @dataclass(frozen=True)
-class Model:
-    """What a page needs to run the FFN and label its figures."""
+class Toy:
+    """The sidebar's toy FFN and its tokens: what a page needs to run it and label its figures."""
 
     d_model: int
     d_ff: int
@@ -40,10 +40,20 @@ class Model:
         return self.x.shape[0]
 
     @property
-    def args(self) -> tuple[np.ndarray, ...]:
-        """(x, W1, b1, W2, b2), in the order the core's functions take them."""
-        w = self.weights
-        return self.x, w["W1"], w["b1"], w["W2"], w["b2"]
+    def W1(self) -> np.ndarray:  # (d_model, d_ff): column j is neuron j's key
+        return self.weights["W1"]
+
+    @property
+    def b1(self) -> np.ndarray:  # (d_ff,)
+        return self.weights["b1"]
+
+    @property
+    def W2(self) -> np.ndarray:  # (d_ff, d_model): row j is neuron j's value
+        return self.weights["W2"]
+
+    @property
+    def b2(self) -> np.ndarray:  # (d_model,)
+        return self.weights["b2"]
 
 
 def read_only(arrays):

@@ -3,7 +3,7 @@
     model = setup("Neurons", "Neurons: who fires, per token", INTRO)
 
 reads every control from the URL and the session, so a page works when opened first by
-its own link, and returns the Model the page computes on.
+its own link, and returns the Toy (the sidebar's toy) the page computes on.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ffn_core.init import lesson_example
 from ffn_ui import editing
 from ffn_ui.files import show_upload_result, weight_files
 from ffn_ui.inputs import model_weights, tokens
-from ffn_ui.model import ACTIVATION_LABELS, MAX_EDIT, Model
+from ffn_ui.model import ACTIVATION_LABELS, MAX_EDIT, Toy
 from ffn_ui.path import sidebar_path
 from ffn_ui.server import configure_process, hand_back_freed_memory
 from ffn_ui.url import bound_number, bound_select, bound_toggle
@@ -35,11 +35,11 @@ def setup_page(title: str) -> None:
     hand_back_freed_memory()
 
 
-def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Model:
+def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Toy:
     """Config, then the page's heading and intro, then everything the sidebar decides.
 
     Notes about the link and the tables for edited weights follow the intro; a page can
-    say in `sidebar_note` how it uses the sidebar's model.
+    say in `sidebar_note` how it uses the sidebar's toy.
     """
     setup_page(title)
     st.title(heading)
@@ -90,7 +90,7 @@ def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Model
     x, labels = tokens(mode, d_model, seed, sidebar)
     weights, again = model_weights(init, d_model, d_ff, seed)
     weight_files(again, more)
-    return Model(
+    return Toy(
         d_model=d_model,
         d_ff=d_ff,
         activation=ACTIVATION_LABELS[act_label],

@@ -38,14 +38,14 @@ INTRO = (
 )
 
 
-model = setup("Memory lab", "Memory lab: where the facts live", INTRO)
-d_model = min(model.d_model, MAX_D_MODEL) if model.d_model >= MIN_D_MODEL else 32
-if d_model != model.d_model:
+toy = setup("Memory lab", "Memory lab: where the facts live", INTRO)
+d_model = min(toy.d_model, MAX_D_MODEL) if toy.d_model >= MIN_D_MODEL else 32
+if d_model != toy.d_model:
     st.info(
-        f"The fact store uses d_model = {d_model} (the sidebar has {model.d_model}): it needs "
+        f"The fact store uses d_model = {d_model} (the sidebar has {toy.d_model}): it needs "
         f"at least {MIN_D_MODEL} to tell 54 words apart, and at most {MAX_D_MODEL} is plenty."
     )
-act = model.activation
+act = toy.activation
 
 st.subheader("1. The facts, and training")
 left, right = st.columns(2)
@@ -100,7 +100,7 @@ show(
         "step",
         "loss / recall",
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("2. Recall")
@@ -141,7 +141,7 @@ show(
         "share",
         colours=np.where(shares[shown] > 0, figures.FIRED, figures.SILENT),
     ),
-    model.presenter,
+    toy.presenter,
 )
 own = cache.h * (E[objects] @ result.weights["W2"].T)  # (F, d_ff): each fact's own shares
 show(
@@ -152,7 +152,7 @@ show(
         "every fact × every neuron: share of the fact's own answer",
         "share",
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("4. One neuron as a key and a value")
@@ -173,7 +173,7 @@ with left:
             "match",
             horizontal=True,
         ),
-        model.presenter,
+        toy.presenter,
     )
 with right:
     best_words = np.argsort(-promoted)[:8]
@@ -185,7 +185,7 @@ with right:
             "push",
             horizontal=True,
         ),
-        model.presenter,
+        toy.presenter,
     )
 st.caption(
     "The value read against every word is the vocabulary projection of Geva et al. (2022), "
@@ -241,7 +241,7 @@ with left:
             "recall",
             "share of neurons switched off",
         ),
-        model.presenter,
+        toy.presenter,
     )
 if capacity:
     by_width = [trained_memory(tuple(facts), d_model, w, act, 0).recall[-1] for w in widths]
@@ -254,7 +254,7 @@ if capacity:
                 "recall",
                 "d_ff",
             ),
-            model.presenter,
+            toy.presenter,
         )
 
 st.caption(
@@ -327,7 +327,7 @@ if apply and predicted(question, setting=(tuple(facts), f, new_word, d_model, d_
             "the rank-one change to W2 (d_ff × d_model)",
             "change",
         ),
-        model.presenter,
+        toy.presenter,
     )
 st.page_link(
     "pages/11_Real_model.py",

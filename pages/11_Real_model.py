@@ -22,22 +22,22 @@ INTRO = (
     "is the very `ffn_forward` the toy pages call, with the model's trained weights."
 )
 
-model = setup("Real model", "Real model: keys and values in a trained transformer", INTRO)
-net = rm.model_or_instructions()
-labels = neuron_labels(net.d_ff)
+toy = setup("Real model", "Real model: keys and values in a trained transformer", INTRO)
+minilm = rm.model_or_instructions()
+labels = neuron_labels(minilm.d_ff)
 
 places = st.columns(len(rm.PRESETS))
 for place, (name, preset) in zip(places, rm.PRESETS.items(), strict=True):
     place.button(name, on_click=rm.apply_preset, args=(name,), help=preset.why, width="stretch")
 left, right = st.columns([3, 1])
 text = rm.fit(bound_text("your sentence", "rm_text", rm.DEFAULT.text, rm.MAX_CHARS, left))
-layer = bound_slider("layer", "rm_layer", 1, net.n_layers, rm.DEFAULT.layer, 1, right) - 1
+layer = bound_slider("layer", "rm_layer", 1, minilm.n_layers, rm.DEFAULT.layer, 1, right) - 1
 trace = rm.run(text)
 tokens = rm.token_labels(trace.tokens)
 h_pre, h = trace.ffn_pre[layer], trace.ffn_act[layer]  # (T, d_ff) each
 
 st.subheader(f"1. Who fires in layer {layer + 1}")
-settings = st.expander("Heatmap settings") if model.presenter else st  # tucked away on a projector
+settings = st.expander("Heatmap settings") if toy.presenter else st  # tucked away on a projector
 cols = settings.columns(4)
 view = bound_select(
     "show", "rm_view", ("activation", "pre-activation"), "activation", cols[0], radio=True
@@ -71,11 +71,11 @@ st.caption(
 )
 show(
     figures.firing_heatmap(shown, shown_fired, tokens, shown_labels, view, mask),
-    model.presenter,
+    toy.presenter,
     key="rm_heatmap",
 )
 st.download_button(
-    f"Download layer {layer + 1}'s activations, every token and all {net.d_ff} neurons (CSV)",
+    f"Download layer {layer + 1}'s activations, every token and all {minilm.d_ff} neurons (CSV)",
     data=partial(rm.layer_csv, text, layer),  # built only when clicked, from the cache
     file_name=f"minilm-layer{layer + 1}-activations.csv",
     mime="text/csv",
@@ -83,27 +83,27 @@ st.download_button(
 )
 
 st.subheader("2. Soft sparsity: GELU here, ReLU in the toy")
-_, toy_h = hidden(*model.args[:3], "relu")  # the sidebar's toy model, with ReLU
+_, toy_h = hidden(toy.x, toy.W1, toy.b1, "relu")  # the sidebar's toy toy, with ReLU
 shares = rm.sparsity_shares(trace.ffn_act, toy_h, threshold)
 show(
     figures.grouped_bars(
         shares,
-        [*[f"layer {i + 1}" for i in range(net.n_layers)], "toy ReLU"],
+        [*[f"layer {i + 1}" for i in range(minilm.n_layers)], "toy ReLU"],
         "share of activations, this sentence",
     ),
-    model.presenter,
+    toy.presenter,
 )
 negative = float(np.mean(shares["slightly negative (h < 0)"][:-1]))
 st.caption(
     "ReLU's silence is exact: a neuron that does not fire writes exactly nothing. GELU's "
     f"is soft: almost nothing is exactly 0, but {negative:.0%} of activations here are "
     f"slightly negative (GELU never goes below −0.17), so they write a little, backwards. "
-    f"The toy column is the sidebar's {model.d_model} → {model.d_ff} model, run with ReLU."
+    f"The toy column is the sidebar's {toy.d_model} → {toy.d_ff} toy, run with ReLU."
 )
 
 st.subheader("3. One neuron, up close")
 left, right = st.columns([2, 1])
-neuron = bound_number("neuron", "rm_neuron", 1, net.d_ff, rm.DEFAULT.neuron, left) - 1
+neuron = bound_number("neuron", "rm_neuron", 1, minilm.d_ff, rm.DEFAULT.neuron, left) - 1
 words_only = h[1:-1] if len(h) > 2 else h  # [CLS] and [SEP] fire on nearly everything
 strongest = int(np.argmax(words_only.max(axis=0)))
 right.button(
@@ -115,10 +115,10 @@ left, right = st.columns(2)
 with left:
     show(
         figures.bars(tokens, h[:, neuron], f"{labels[neuron]}, layer {layer + 1}, per token", "h"),
-        model.presenter,
+        toy.presenter,
     )
 with right:
-    words = net.value_vocabulary(layer, neuron, 10)
+    words = minilm.value_vocabulary(layer, neuron, 10)
     show(
         figures.bars(
             [f"“{w}”" for w, _ in words],  # quoted: the word "nan" is a word, not a NaN
@@ -127,7 +127,7 @@ with right:
             "score",
             horizontal=True,
         ),
-        model.presenter,
+        toy.presenter,
     )
     st.caption(
         "Row j of W2 compared with every input word embedding. This encoder has no output "
@@ -157,7 +157,7 @@ token = tokens.index(
 )
 other_trace = rm.run(other)
 before = cosine(trace.embedding, other_trace.embedding)
-rm.switch_off_section(text, other, layer, neuron, token, model.presenter)
+rm.switch_off_section(text, other, layer, neuron, token, toy.presenter)
 
 st.subheader("5. Which neurons matter for the similarity of the two sentences")
 scores = rm.attribution(text, other)  # (L, d_ff)
@@ -170,7 +170,7 @@ show(
         "score",
         colours=np.where(scores[layer, ranked] > 0, figures.FIRED, figures.COLOURS[0]),
     ),
-    model.presenter,
+    toy.presenter,
 )
 helpers = np.argsort(-scores[layer], kind="stable")[:10]
 _, without_helpers = rm.edited_states(text, tuple(Edit(layer, int(j), 0.0) for j in helpers))
@@ -197,7 +197,7 @@ if predicted(question, setting=(text, other, layer)):
 
 st.subheader("6. The toy pages' three facts, checked on this model")
 x1 = trace.ffn_in[layer]  # (T, d_model): what this layer's FFN read
-W1, b1, W2, b2 = net.layers[layer].ffn_weights
+W1, b1, W2, b2 = minilm.layers[layer].ffn_weights
 key_error = np.abs(x1 @ W1[:, neuron] + b1[neuron] - h_pre[:, neuron]).max()
 pattern = ", ".join(dict.fromkeys(tokens_[p] for _, tokens_, p, _ in examples))
 st.markdown(
@@ -209,7 +209,7 @@ parts = contributions(x1[token], W1, b1, W2, b2, "gelu")  # (d_ff, d_model)
 table, total = rm.value_sum_table(parts, b2, h[token], labels)
 st.markdown(
     f"**The output is a sum of value vectors.** At token {tokens[token]}, layer {layer + 1}'s "
-    f"FFN output is h_j × (row j of W2), summed over all {net.d_ff} neurons, plus b2; the sum "
+    f"FFN output is h_j × (row j of W2), summed over all {minilm.d_ff} neurons, plus b2; the sum "
     f"differs from the model's own output by at most "
     f"{np.abs(total - trace.ffn_out[layer, token]).max():.1e}."
 )
@@ -217,7 +217,7 @@ st.dataframe(table, hide_index=True)
 swap = min(token, len(other_trace.tokens) - 1)
 changed_input = x1.copy()
 changed_input[token] = other_trace.ffn_in[layer, swap]  # one token's FFN input replaced
-moved = np.abs(net.ffn(layer, changed_input)[0] - trace.ffn_out[layer]).max(axis=1)  # (T,)
+moved = np.abs(minilm.ffn(layer, changed_input)[0] - trace.ffn_out[layer]).max(axis=1)  # (T,)
 st.markdown(
     f"**Position-wise.** Replace the FFN input at token {tokens[token]} with the one at "
     f"token {swap} of the second sentence, keep every other row, and run layer "
@@ -226,7 +226,7 @@ st.markdown(
 )
 show(
     figures.bars(tokens, moved, "largest change in the FFN's output, per token", "change"),
-    model.presenter,
+    toy.presenter,
 )
 if moved[token] == 0:
     st.caption("The two rows were identical, so nothing changed: try a different second sentence.")

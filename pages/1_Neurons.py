@@ -27,7 +27,7 @@ INTRO = (
     "A neuron that passes a positive value *fires*: it will write into the output."
 )
 
-model = setup("Neurons", "Neurons: who fires, per token", INTRO)
+toy = setup("Neurons", "Neurons: who fires, per token", INTRO)
 
 left, mid, right = st.columns(3)
 view = bound_select(
@@ -39,7 +39,7 @@ view = bound_select(
     radio=True,
     horizontal=True,
 )
-smooth = model.activation not in ("relu", "identity")
+smooth = toy.activation not in ("relu", "identity")
 threshold = bound_slider(
     "fires above",
     "thr",
@@ -53,13 +53,13 @@ threshold = bound_slider(
 )
 threshold = threshold if smooth else 0.0
 mask = bound_toggle("Blank silent cells", "mask", True, right)
-sort = bound_toggle("Sort neurons by firing rate", "sort", model.d_ff > 64, right)
+sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64, right)
 
-h_pre, h = hidden(*model.args[:3], model.activation)  # (T, d_ff) each
+h_pre, h = hidden(toy.x, toy.W1, toy.b1, toy.activation)  # (T, d_ff) each
 fired = firing_mask(h, threshold)  # (T, d_ff)
-labels = neuron_labels(model.d_ff)
-aggregate = model.d_ff > figures.MAX_COLUMNS  # wide layers always keep their most active
-order = neuron_order(h, threshold) if sort or aggregate else np.arange(model.d_ff)
+labels = neuron_labels(toy.d_ff)
+aggregate = toy.d_ff > figures.MAX_COLUMNS  # wide layers always keep their most active
+order = neuron_order(h, threshold) if sort or aggregate else np.arange(toy.d_ff)
 values = h if view == "activation" else h_pre
 shown, shown_fired, shown_labels, note = figures.most_active_columns(
     values,
@@ -81,16 +81,16 @@ st.caption(
     + (f" Showing {note}." if note else "")
 )
 show(
-    figures.firing_heatmap(shown, shown_fired, model.token_labels, shown_labels, view, mask),
-    model.presenter,
+    figures.firing_heatmap(shown, shown_fired, toy.token_labels, shown_labels, view, mask),
+    toy.presenter,
     key="heatmap",
 )
 
-repeated = repeated_word(model.token_labels) if model.tokens_from == "sentence" else None
+repeated = repeated_word(toy.token_labels) if toy.tokens_from == "sentence" else None
 if repeated:
     word, a, b = repeated
     same = bool(np.array_equal(h[a], h[b]))
-    rows = f"{model.token_labels[a]} and {model.token_labels[b]}"
+    rows = f"{toy.token_labels[a]} and {toy.token_labels[b]}"
     question = Question(
         f"Predict: will the rows of {rows} match?",
         "guess_rows",
@@ -100,7 +100,7 @@ if repeated:
         "and the FFN looks at one token at a time: same input, same output. That is what "
         "position-wise means.",
     )
-    if predicted(question, setting=(tuple(model.token_labels), model.d_model, model.d_ff)):
+    if predicted(question, setting=(tuple(toy.token_labels), toy.d_model, toy.d_ff)):
         st.metric(
             f"largest difference between the rows of {rows}", f"{np.abs(h[a] - h[b]).max():g}"
         )
@@ -112,7 +112,7 @@ if repeated:
 
 st.subheader("Per token: how many fired, and which most strongly")
 counts = firing_count(h, threshold)
-show(figures.bars(model.token_labels, counts, "neurons fired per token", "fired"), model.presenter)
+show(figures.bars(toy.token_labels, counts, "neurons fired per token", "fired"), toy.presenter)
 top = np.argsort(-h, axis=1, kind="stable")[:, :3]  # (T, 3)
 st.dataframe(
     pd.DataFrame(
@@ -120,10 +120,10 @@ st.dataframe(
             "fired": counts,
             "strongest": [
                 ", ".join(f"{labels[j]} ({h[t, j]:.3g})" for j in top[t] if fired[t, j]) or "—"
-                for t in range(model.T)
+                for t in range(toy.T)
             ],
         },
-        index=model.token_labels,
+        index=toy.token_labels,
     )
 )
 
@@ -134,11 +134,11 @@ rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
 silent = ", ".join(labels[j] for j in dead[:20]) + (" …" if len(dead) > 20 else "")
 st.caption(
     (
-        f"{len(dead)} of {model.d_ff} neurons stayed silent on all {model.T} tokens ({silent})."
+        f"{len(dead)} of {toy.d_ff} neurons stayed silent on all {toy.T} tokens ({silent})."
         if len(dead)
-        else f"Every neuron fired on at least one of these {model.T} tokens."
+        else f"Every neuron fired on at least one of these {toy.T} tokens."
     )
-    + (f" Showing the {len(rate_order)} most active." if model.d_ff > len(rate_order) else "")
+    + (f" Showing the {len(rate_order)} most active." if toy.d_ff > len(rate_order) else "")
 )
 show(
     figures.bars(
@@ -148,7 +148,7 @@ show(
         "rate",
         colours=figures.FIRED,
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("Sparsity of the whole input")
@@ -160,15 +160,15 @@ right.metric(
     help="ReLU's silence is exact zeros; GELU and SiLU leave small values instead.",
 )
 show(
-    figures.histogram(h, threshold, f"{model.activation_label} activations, all tokens"),
-    model.presenter,
+    figures.histogram(h, threshold, f"{toy.activation_label} activations, all tokens"),
+    toy.presenter,
 )
 
 st.subheader("Look closer")
-t, j = pick_token_and_neuron(model)
+t, j = pick_token_and_neuron(toy)
 st.markdown(
-    f"Token **{model.token_labels[t]}** scores **{h_pre[t, j]:.4g}** on neuron **{labels[j]}**, "
-    f"which {'fires' if fired[t, j] else 'stays silent'} ({model.activation_label} gives "
+    f"Token **{toy.token_labels[t]}** scores **{h_pre[t, j]:.4g}** on neuron **{labels[j]}**, "
+    f"which {'fires' if fired[t, j] else 'stays silent'} ({toy.activation_label} gives "
     f"{h[t, j]:.4g})."
 )
 st.page_link("pages/2_Key_value_memory.py", label="See what it writes: Key–value memory →")

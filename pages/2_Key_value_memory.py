@@ -29,40 +29,40 @@ INTRO = (
     "Glossary.)"
 )
 
-model = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)
+toy = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)
 
-t, j = pick_token_and_neuron(model)
-_, W1, b1, W2, b2 = model.args
-out, cache = ffn_forward(model.x[t], W1, b1, W2, b2, model.activation)  # (d_model,)
+t, j = pick_token_and_neuron(toy)
+W1, b1, W2, b2 = toy.W1, toy.b1, toy.W2, toy.b2
+out, cache = ffn_forward(toy.x[t], W1, b1, W2, b2, toy.activation)  # (d_model,)
 h_pre, h = cache.h_pre[0], cache.h[0]  # (d_ff,)
-labels = neuron_labels(model.d_ff)
-token = model.token_labels[t]
+labels = neuron_labels(toy.d_ff)
+token = toy.token_labels[t]
 fired = h > 0
 
 st.subheader(f"1. Match: how well “{token}” fits each key")
 st.caption(
-    f"{fired.sum()} of {model.d_ff} neurons fire (orange). {labels[j]} scores "
+    f"{fired.sum()} of {toy.d_ff} neurons fire (orange). {labels[j]} scores "
     f"{h_pre[j]:.4g} and passes on {h[j]:.4g}."
 )
 shown = np.argsort(-np.abs(h_pre), kind="stable")[: figures.MAX_COLUMNS]
-if model.d_ff <= figures.MAX_COLUMNS:
+if toy.d_ff <= figures.MAX_COLUMNS:
     shown = np.sort(shown)
 show(
     figures.bars(
         [labels[k] for k in shown],
         h_pre[shown],
         "key score x · W1[:, j] + b1[j]"
-        + (f" (the {len(shown)} largest of {model.d_ff})" if len(shown) < model.d_ff else ""),
+        + (f" (the {len(shown)} largest of {toy.d_ff})" if len(shown) < toy.d_ff else ""),
         "score",
         colours=np.where(fired[shown], figures.FIRED, figures.SILENT),
         highlight=int(np.flatnonzero(shown == j)[0]) if j in shown else None,
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("2. Write: the output is the sum of the values")
-coords = np.arange(model.d_model)
-if model.d_model > MAX_COORDS:
+coords = np.arange(toy.d_model)
+if toy.d_model > MAX_COORDS:
     coords = np.sort(np.argsort(-np.abs(out), kind="stable")[:MAX_COORDS])
 coord_labels = [f"out{c + 1}" for c in coords]
 writing = np.flatnonzero(h != 0)  # a silent ReLU neuron writes nothing
@@ -80,63 +80,63 @@ st.caption(
     f"Each coloured block is h_j × W2[j] for one neuron; b2 is added last. The diamonds are "
     f"the forward pass's output; the blocks add up to it within {gap:.1e}."
     + (
-        f" Showing the {MAX_COORDS} largest of {model.d_model} coordinates."
-        if model.d_model > MAX_COORDS
+        f" Showing the {MAX_COORDS} largest of {toy.d_model} coordinates."
+        if toy.d_model > MAX_COORDS
         else ""
     )
 )
 show(
     figures.neuron_writes_figure(stacked, out[coords], names, coord_labels, b2[coords]),
-    model.presenter,
+    toy.presenter,
 )
-if model.d_model == 2:
+if toy.d_model == 2:
     st.caption("The same sum in the plane: each firing neuron's write, tip to tail, then b2.")
     show(
         figures.arrows_figure(
             h[fired, None] * W2[fired], b2, [labels[k] for k in np.flatnonzero(fired)]
         ),
-        model.presenter,
+        toy.presenter,
     )
 
 st.subheader("3. Residual: x + FFN(x)")
 down = int(np.sum(out < 0))
 st.caption(
     f"The block adds the FFN's output to the token. The output is signed: here it pushes "
-    f"{down} of {model.d_model} coordinates down."
+    f"{down} of {toy.d_model} coordinates down."
 )
 show(
     figures.grouped_bars(
         {
-            "x": model.x[t, coords],
+            "x": toy.x[t, coords],
             "FFN(x)": out[coords],
-            "x + FFN(x)": model.x[t, coords] + out[coords],
+            "x + FFN(x)": toy.x[t, coords] + out[coords],
         },
         coord_labels,
         f"token “{token}”",
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("4. Switch neurons off, or turn one up")
 strongest = int(np.argmax(h))  # the neuron that fired hardest for this token
 moved = int(np.argmax(np.abs(W2[strongest])))  # where its write is largest
-if model.d_model <= MAX_ASKED and h[strongest] > 0:
+if toy.d_model <= MAX_ASKED and h[strongest] > 0:
     question = Question(
         f"Predict: switch off {labels[strongest]}, the strongest neuron for “{token}”. "
         "Which output coordinate moves most?",
         "guess_kv",
-        [f"out{c + 1}" for c in range(model.d_model)],
+        [f"out{c + 1}" for c in range(toy.d_model)],
         answer=f"out{moved + 1}",
         why=f"switching {labels[strongest]} off removes exactly its write, h × W2[j], and row "
         f"{strongest + 1} of W2 is largest in coordinate {moved + 1} "
         f"({W2[strongest, moved]:.3g}, times h = {h[strongest]:.3g}).",
     )
-    if predicted(question, setting=(token, model.d_model, model.d_ff, float(h[strongest]))):
+    if predicted(question, setting=(token, toy.d_model, toy.d_ff, float(h[strongest]))):
         preset_button(st, f"Switch off {labels[strongest]} below", off=[labels[strongest]])
 if st.session_state.setdefault("scale_of", labels[j]) != labels[j]:
     st.session_state.update(scale=1.0, scale_of=labels[j])  # a new neuron starts unscaled
 left, right = st.columns(2)
-off = bound_multiselect("switched off", "off", labels, left, gone=f"now that d_ff = {model.d_ff}")
+off = bound_multiselect("switched off", "off", labels, left, gone=f"now that d_ff = {toy.d_ff}")
 inspected_off = labels[j] in off
 if not inspected_off:
     preset_button(
@@ -160,7 +160,7 @@ show(
     figures.grouped_bars(
         {"output": out[coords], "edited output": out_edit[coords]}, coord_labels, "before and after"
     ),
-    model.presenter,
+    toy.presenter,
 )
 st.page_link("pages/11_Real_model.py", label="The same keys and values in a trained model →")
 

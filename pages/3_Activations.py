@@ -28,7 +28,7 @@ INTRO = (
 NAMES = ACTIVATION_LABELS  # what the page shows -> the core's names
 
 
-model = setup("Activations", "Activations: why the bend matters", INTRO)
+toy = setup("Activations", "Activations: why the bend matters", INTRO)
 
 with st.columns([3, 1])[1]:
     st.caption("Presets")
@@ -37,7 +37,7 @@ with st.columns([3, 1])[1]:
     preset_button(st, "SwiGLU's slices", range=3.0, curves=["ReLU", "SiLU", *SLICES])
 
 
-curves_section(model.presenter)
+curves_section(toy.presenter)
 
 st.subheader("SwiGLU: a gate with two inputs")
 st.markdown(
@@ -52,8 +52,8 @@ st.markdown(
 grid = np.linspace(-3, 3, 81)
 gate, up = np.meshgrid(grid, grid)
 st.caption("Notice: above the line up = 0 the output has the gate's shape; below it, flipped.")
-show(figures.swiglu_surface(grid, swiglu_unit(gate, up)), model.presenter)
-d = model.d_model
+show(figures.swiglu_surface(grid, swiglu_unit(gate, up)), toy.presenter)
+d = toy.d_model
 matched = swiglu_d_ff(d)
 table = pd.DataFrame(
     {
@@ -73,15 +73,15 @@ st.markdown(
     "no gradient reaches its key, so training cannot move it. ReLU's slope is zero for "
     "every negative score; GELU's and SiLU's only at one single score each."
 )
-h_pre, _ = hidden(*model.args[:3], "identity")  # (T, d_ff)
+h_pre, _ = hidden(toy.x, toy.W1, toy.b1, "identity")  # (T, d_ff)
 stats = pd.DataFrame({label: bend_statistics(h_pre, name) for label, name in NAMES.items()}).T
 relu_dead, gelu_dead = stats.loc["ReLU", "dead neurons"], stats.loc["GELU", "dead neurons"]
 question = Question(
-    f"Predict: on these {model.T} tokens, does GELU leave fewer dead neurons than ReLU?",
+    f"Predict: on these {toy.T} tokens, does GELU leave fewer dead neurons than ReLU?",
     "guess_dead",
     ("yes, fewer", "no, the same", "no, more"),
     answer="yes, fewer" if gelu_dead < relu_dead else "no, the same",
-    why=f"ReLU has {relu_dead:.0f} of {model.d_ff} neurons that scored ≤ 0 on every token, "
+    why=f"ReLU has {relu_dead:.0f} of {toy.d_ff} neurons that scored ≤ 0 on every token, "
     f"so no gradient reaches them; GELU has {gelu_dead:.0f}, since its slope is not zero "
     "below 0."
     + (" Try d_ff = 64, or a single token, for some dead ReLU neurons." if not relu_dead else ""),
@@ -89,15 +89,15 @@ question = Question(
 preset_button(
     st, "A batch with dead ReLU neurons: one token, d_ff = 64", tokens="random", T=1, d_ff=64
 )
-if predicted(question, setting=(model.d_model, model.d_ff, model.T, float(h_pre.sum()))):
+if predicted(question, setting=(toy.d_model, toy.d_ff, toy.T, float(h_pre.sum()))):
     shares = stats.drop(columns="dead neurons")
     show(
         figures.grouped_bars(
             {col: shares[col].to_numpy() for col in shares.columns},
             list(shares.index),
-            f"shares of the {model.T} × {model.d_ff} hidden values",
+            f"shares of the {toy.T} × {toy.d_ff} hidden values",
         ),
-        model.presenter,
+        toy.presenter,
     )
     percent = st.column_config.NumberColumn(format="percent")
     st.dataframe(stats, column_config=dict.fromkeys(shares.columns, percent))

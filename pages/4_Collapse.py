@@ -34,16 +34,16 @@ def labels(prefix: str, n: int) -> list[str]:
     return [f"{prefix}{i + 1}" for i in range(min(n, MAX_SHOWN))]
 
 
-model = setup("Collapse", "Collapse: take the nonlinearity away", INTRO)
-x, W1, b1, W2, b2 = model.args
-C = min(model.d_model, MAX_D_MODEL)
-if model.d_model > C:
+toy = setup("Collapse", "Collapse: take the nonlinearity away", INTRO)
+x, W1, b1, W2, b2 = toy.x, toy.W1, toy.b1, toy.W2, toy.b2
+C = min(toy.d_model, MAX_D_MODEL)
+if toy.d_model > C:
     st.info(
         f"This page multiplies W1 · W2 out in full and takes its singular values, so it "
-        f"uses the first {C} of the model's {model.d_model} coordinates (at most {MAX_D_MODEL})."
+        f"uses the first {C} of the model's {toy.d_model} coordinates (at most {MAX_D_MODEL})."
     )
     x, W1, W2, b2 = x[:, :C], W1[:C], W2[:, :C], b2[:C]
-d, k = min(C, MAX_SHOWN), model.d_ff
+d, k = min(C, MAX_SHOWN), toy.d_ff
 
 st.subheader("1. Two matrices become one")
 W_eff, b_eff = collapse(W1, b1, W2, b2)  # (C, C), (C,)
@@ -54,10 +54,10 @@ rank = int(np.linalg.matrix_rank(W_eff))
 left, mid, right = st.columns(3)
 left.metric("max |FFN(x) − (x·W_eff + b_eff)|", f"{diff:.1e}", help="float64 round-off")
 mid.metric("rank of W_eff", f"{rank} of {C}", help="at most min(d_model, d_ff)")
-if model.activation != "identity":
-    bent, _ = ffn_forward(x, W1, b1, W2, b2, model.activation)
+if toy.activation != "identity":
+    bent, _ = ffn_forward(x, W1, b1, W2, b2, toy.activation)
     right.metric(
-        f"the same gap with {model.activation_label}",
+        f"the same gap with {toy.activation_label}",
         f"{np.max(np.abs(bent - out_one)):.2g}",
         help="The bend breaks the collapse: no single matrix gives this output.",
     )
@@ -67,26 +67,26 @@ st.caption(
 )
 show(
     figures.matrix_heatmap(W_eff[:d, :d], labels("x", d), labels("out", d), "W_eff = W1 · W2"),
-    model.presenter,
+    toy.presenter,
 )
 left, right = st.columns(2)
 with left:
     show(
         figures.matrix_heatmap(
             out_ffn[:, :d],
-            model.token_labels,
+            toy.token_labels,
             labels("out", d),
             "FFN(x), activation none",
             "output",
         ),
-        model.presenter,
+        toy.presenter,
     )
 with right:
     show(
         figures.matrix_heatmap(
-            out_one[:, :d], model.token_labels, labels("out", d), "x · W_eff + b_eff", "output"
+            out_one[:, :d], toy.token_labels, labels("out", d), "x · W_eff + b_eff", "output"
         ),
-        model.presenter,
+        toy.presenter,
     )
 
 st.subheader("2. A stack of linear blocks is still one matrix")
@@ -95,7 +95,7 @@ st.markdown(
     "wide, with no activation, one after another."
 )
 L = bound_slider("blocks L", "L", 1, 12, 3, 1)
-sd, sk = min(model.d_model, STACK_D_MODEL), min(model.d_ff, STACK_D_FF)
+sd, sk = min(toy.d_model, STACK_D_MODEL), min(toy.d_ff, STACK_D_FF)
 blocks = [tuple(init_weights(sd, sk, "normal", seed=100 + i).values()) for i in range(L)]
 W_stack, b_stack = collapse_stack(blocks)
 y = x[:, :sd]
@@ -115,7 +115,7 @@ st.caption(
 )
 show(
     figures.bars(labels("σ", sd), singular, "singular values of the product", "σ"),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("3. Fitting a bent function")
@@ -126,10 +126,10 @@ for column, name in zip(preset_columns, ("XOR", "spiral", "|x|", "line"), strict
     preset_button(column, name, key=f"task_{name}", task=name)
 task = bound_select("task", "task", list(TASKS), "XOR")
 bigger = bound_toggle(
-    f"Bigger model, longer training (d_ff {BIGGER[0]}, {BIGGER[1]} steps)", "bigger", False
+    f"Bigger toy, longer training (d_ff {BIGGER[0]}, {BIGGER[1]} steps)", "bigger", False
 )
 d_ff, steps = BIGGER if bigger else QUICK
-bent = model.activation if model.activation != "identity" else "relu"
+bent = toy.activation if toy.activation != "identity" else "relu"
 kind = TASKS[task]
 measure = "accuracy" if kind == "classify" else "R²"
 
@@ -166,10 +166,10 @@ for column, (act, result) in zip(columns, results.items(), strict=True):
             gx, gy = np.meshgrid(grid, grid)
             points = np.column_stack([gx.ravel(), gy.ravel()])  # (3600, 2)
             prob = class_probability(result.weights, points, act).reshape(60, 60)
-            show(figures.decision_surface(grid, prob, X, target, title), model.presenter)
+            show(figures.decision_surface(grid, prob, X, target, title), toy.presenter)
         else:
             out, _ = ffn_forward(X, **result.weights, activation=act)
-            show(figures.curve_fit(X[:, 0], target, out[:, 0], title), model.presenter)
+            show(figures.curve_fit(X[:, 0], target, out[:, 0], title), toy.presenter)
 show(
     figures.log_lines(
         np.arange(1, steps + 1),
@@ -178,7 +178,7 @@ show(
         "step",
         "loss",
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 next_step("pages/4_Collapse.py")

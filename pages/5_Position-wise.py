@@ -24,9 +24,9 @@ INTRO = (
 )
 
 
-model = setup("Position-wise", "Position-wise: the same MLP at every token", INTRO)
-x, W1, b1, W2, b2 = model.args
-d = min(model.d_model, MAX_SHOWN)
+toy = setup("Position-wise", "Position-wise: the same MLP at every token", INTRO)
+x, W1, b1, W2, b2 = toy.x, toy.W1, toy.b1, toy.W2, toy.b2
+d = min(toy.d_model, MAX_SHOWN)
 coords = [f"out{c + 1}" for c in range(d)]
 
 st.subheader("1. Nudge one token, and only its row moves")
@@ -34,22 +34,22 @@ left, mid, right = st.columns(3)
 token = bound_select(
     "token to nudge",
     "ptok",
-    model.token_labels,
-    model.token_labels[0],
+    toy.token_labels,
+    toy.token_labels[0],
     left,
-    gone=tokens_gone(model),
-    carry=same_position(model.token_labels),
+    gone=tokens_gone(toy),
+    carry=same_position(toy.token_labels),
 )
 coord = bound_number(
-    "coordinate", "coord", 1, model.d_model, 1, mid, gone=f"now that d_model = {model.d_model}"
+    "coordinate", "coord", 1, toy.d_model, 1, mid, gone=f"now that d_model = {toy.d_model}"
 )
 nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1, right)
 preset_button(st, "Preset: nudge the first coordinate by 1.5", nudge=1.5, coord=1)
-t = model.token_labels.index(token)
-out, _ = ffn_forward(x, W1, b1, W2, b2, model.activation)  # (T, d_model)
+t = toy.token_labels.index(token)
+out, _ = ffn_forward(x, W1, b1, W2, b2, toy.activation)  # (T, d_model)
 x_nudged = x.copy()
 x_nudged[t, coord - 1] += nudge
-out_nudged, _ = ffn_forward(x_nudged, W1, b1, W2, b2, model.activation)
+out_nudged, _ = ffn_forward(x_nudged, W1, b1, W2, b2, toy.activation)
 change = out_nudged - out  # (T, d_model)
 others = np.delete(change, t, axis=0)
 question = Question(
@@ -69,9 +69,9 @@ if predicted(question):
     st.caption("Notice: the whole change sits in one row, however the nudge is set.")
     show(
         figures.matrix_heatmap(
-            change[:, :d], model.token_labels, coords, "change in FFN(x) after the nudge", "change"
+            change[:, :d], toy.token_labels, coords, "change in FFN(x) after the nudge", "change"
         ),
-        model.presenter,
+        toy.presenter,
     )
 
 st.subheader("2. Shuffle the tokens, and the outputs shuffle the same way")
@@ -83,44 +83,44 @@ seed = bound_number(
     1,
     help="Each number is one random order of the tokens; change it for another.",
 )
-perm = np.random.default_rng(seed).permutation(model.T)
-st.caption(f"New order: {', '.join(model.token_labels[i] for i in perm)}.")
-out_perm, _ = ffn_forward(x[perm], W1, b1, W2, b2, model.activation)
+perm = np.random.default_rng(seed).permutation(toy.T)
+st.caption(f"New order: {', '.join(toy.token_labels[i] for i in perm)}.")
+out_perm, _ = ffn_forward(x[perm], W1, b1, W2, b2, toy.activation)
 st.metric("max |FFN(shuffled x) − shuffled FFN(x)|", f"{np.abs(out_perm - out[perm]).max():g}")
 show(
     figures.matrix_heatmap(
         out_perm[:, :d],
-        [model.token_labels[i] for i in perm],
+        [toy.token_labels[i] for i in perm],
         coords,
         "FFN of the shuffled tokens: each row is still its token's output",
         "output",
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("3. One batched product instead of T small ones")
-rows = np.array([ffn_forward(x[i], W1, b1, W2, b2, model.activation)[0] for i in range(model.T)])
+rows = np.array([ffn_forward(x[i], W1, b1, W2, b2, toy.activation)[0] for i in range(toy.T)])
 st.markdown(
-    f"`x` is {model.T} × {model.d_model}; `x @ W1` is one product giving all {model.T} × "
-    f"{model.d_ff} scores at once. Running the tokens one by one gives the same output "
+    f"`x` is {toy.T} × {toy.d_model}; `x @ W1` is one product giving all {toy.T} × "
+    f"{toy.d_ff} scores at once. Running the tokens one by one gives the same output "
     f"(largest difference {np.abs(rows - out).max():.1e}), only slower."
 )
 
 st.subheader("4. Cost: the FFN grows with T, attention with T²")
 T = np.unique(np.geomspace(1, 131072, 120).astype(int))
-attn = attention_flops(T, model.d_model, default_heads(model.d_model))
-cross = quadratic_crossover(model.d_model, model.d_ff)
+attn = attention_flops(T, toy.d_model, default_heads(toy.d_model))
+cross = quadratic_crossover(toy.d_model, toy.d_ff)
 st.caption(
     f"FLOPs (floating-point operations; a multiply-add counts as 2) of one forward pass "
-    f"for your d_model = {model.d_model}, d_ff = {model.d_ff}. "
+    f"for your d_model = {toy.d_model}, d_ff = {toy.d_ff}. "
     f"Attention's T² terms (scores and mixing, 4·T²·d_model) overtake the FFN "
     f"(4·T·d_model·d_ff) at T = {cross:,.0f}, where 4·T²·d = 4·T·d·d_ff, so T = d_ff."
 )
 series = {
-    "FFN": ffn_flops(T, model.d_model, model.d_ff).astype(float),
+    "FFN": ffn_flops(T, toy.d_model, toy.d_ff).astype(float),
     "attention Q, K, V, O": attn["projections"].astype(float),
     "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
 }
-show(figures.flops_vs_length(T, series, cross), model.presenter)
+show(figures.flops_vs_length(T, series, cross), toy.presenter)
 
 next_step("pages/5_Position-wise.py")

@@ -43,7 +43,7 @@ INTRO = (
 )
 
 
-model = setup("Backprop", "Backprop & gradient check", INTRO)
+toy = setup("Backprop", "Backprop & gradient check", INTRO)
 preset_button(  # the lesson's example, on random tokens
     st,
     "Preset: the lesson's B = 2, T = 4, C = 8, d_ff = 32",
@@ -56,25 +56,25 @@ preset_button(  # the lesson's example, on random tokens
     init="normal",
 )
 B = bound_number("batch B (sequences)", "B", 1, 4, 1)
-T, C, H = model.T, min(model.d_model, MAX_D_MODEL), min(model.d_ff, MAX_D_FF)
-if (model.d_model, model.d_ff) != (C, H):
+T, C, H = toy.T, min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
+if (toy.d_model, toy.d_ff) != (C, H):
     st.info(
         f"This page keeps every intermediate of the forward and backward pass, so it uses "
         f"the first {C} inputs and {H} neurons of the model (at most {MAX_D_MODEL} and "
         f"{MAX_D_FF})."
     )
-rng = np.random.default_rng(model.d_model * 1000 + model.T)
-x = np.stack([model.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])  # (B,T,C)
-_, W1, b1, W2, b2 = model.args
+rng = np.random.default_rng(toy.d_model * 1000 + toy.T)
+x = np.stack([toy.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])  # (B,T,C)
+W1, b1, W2, b2 = toy.W1, toy.b1, toy.W2, toy.b2
 W1, b1, W2, b2 = W1[:C, :H], b1[:H], W2[:H, :C], b2[:C]
-out, cache = ffn_forward(x, W1, b1, W2, b2, model.activation)  # (B, T, C)
+out, cache = ffn_forward(x, W1, b1, W2, b2, toy.activation)  # (B, T, C)
 
 st.subheader("1. The forward pass and its cache")
 st.graphviz_chart(
     f"""digraph {{ rankdir=LR; node [shape=box, style=rounded, fontsize=12];
     x [label="x\\n(B, T, C) = ({B}, {T}, {C})"];
     hpre [label="h_pre = x·W1 + b1\\n({B}, {T}, {H})  cached"];
-    h [label="h = {model.activation_label}(h_pre)\\n({B}, {T}, {H})  cached"];
+    h [label="h = {toy.activation_label}(h_pre)\\n({B}, {T}, {H})  cached"];
     out [label="out = h·W2 + b2\\n({B}, {T}, {C})"];
     x -> hpre -> h -> out; }}"""
 )
@@ -111,10 +111,10 @@ dx, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
 grads = {"dx": dx, "dW1": dW1, "db1": db1, "dW2": dW2, "db2": db2}
 dout2d = dout.reshape(-1, C)
 dh = dout2d @ W2.T  # (N, d_ff)
-deriv = get_activation(model.activation).derivative(cache.h_pre)  # (N, d_ff)
+deriv = get_activation(toy.activation).derivative(cache.h_pre)  # (N, d_ff)
 dh_pre = dh * deriv  # (N, d_ff)
-gate = model.activation == "relu"
-first, rest = backward_steps(cache, dout2d, dh, deriv, dh_pre, grads, B, T, model.activation_label)
+gate = toy.activation == "relu"
+first, rest = backward_steps(cache, dout2d, dh, deriv, dh_pre, grads, B, T, toy.activation_label)
 st.caption(
     "Notice: dh_pre is zero wherever the gate is 0, however large dh is there, so no "
     "gradient reaches that neuron's key (its column of dW1) from that position."
@@ -130,9 +130,9 @@ def gradient_maps(steps):
     ]
 
 
-show_in_pairs(gradient_maps(first), model.presenter)
+show_in_pairs(gradient_maps(first), toy.presenter)
 with st.expander("The other gradients: dW2, db2, db1 and dx"):
-    show_in_pairs(gradient_maps(rest), model.presenter)
+    show_in_pairs(gradient_maps(rest), toy.presenter)
 st.markdown("Every gradient has its quantity's shape: a first check on any backward pass.")
 st.dataframe(shapes_table({"x": x, "h": cache.h.reshape(B, T, H), "out": out, **grads,
                            "W1": W1, "b1": b1, "W2": W2, "b2": b2}))  # fmt: skip
@@ -175,7 +175,7 @@ elif guessed:
             f"Score h_pre at {position_labels(B, T)[n]}, neuron n{j + 1} set to ε/2 = "
             f"{eps / 2:.0e}: the nudge of ±ε now straddles the kink."
         )
-    errors = checked(x, W1, b1_checked, W2, b2, model.activation, eps, dtype_name, 0)
+    errors = checked(x, W1, b1_checked, W2, b2, toy.activation, eps, dtype_name, 0)
     table = pd.DataFrame({"max relative error": errors}).T[list(PARAMETER_NAMES)].T
     st.dataframe(table.style.format("{:.2e}").map(error_shade))
     st.caption(
@@ -183,10 +183,10 @@ elif guessed:
         "1e-4. Red: above."
     )
     sample = sweep_sample(entries)
-    sweep = eps_sweep(x, W1, b1_checked, W2, b2, model.activation, dtype_name, 0, sample)
+    sweep = eps_sweep(x, W1, b1_checked, W2, b2, toy.activation, dtype_name, 0, sample)
     if sample:
         st.caption(f"The sweep checks {sample} random entries of each quantity at each ε.")
-    show(figures.eps_sweep(np.array(EPSILONS), sweep, eps), model.presenter)
+    show(figures.eps_sweep(np.array(EPSILONS), sweep, eps), toy.presenter)
     start = time.perf_counter()
     ffn_backward(dout, cache)
     backward_ms = (time.perf_counter() - start) * 1e3
@@ -230,7 +230,7 @@ else:
             f"Notice: flat while the score is below zero (s < {margin:.3g}), a straight line "
             "after: the kink is where the neuron starts to fire."
         )
-        show(figures.loss_along_score(shifts, losses, margin, shift), model.presenter)
+        show(figures.loss_along_score(shifts, losses, margin, shift), toy.presenter)
         st.markdown(
             f"This token's dW1 column for n{j + 1}: largest entry "
             f"**{np.abs(dW1_one[:, j]).max():g}**. The loss at s = {shift:g} differs from "

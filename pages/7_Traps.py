@@ -41,7 +41,7 @@ def outcome(fn, *args) -> tuple[list[float] | None, str]:
         return None, f"{type(err).__name__}: {err}"
 
 
-model = setup("Traps", "Traps: the mistakes that square examples hide", INTRO)
+toy = setup("Traps", "Traps: the mistakes that square examples hide", INTRO)
 
 st.subheader("1. Orientation: one stride for two matrices")
 st.markdown(
@@ -111,7 +111,7 @@ st.markdown(
     "The block adds the FFN's output to the token: x + FFN(x). Put a ReLU on the output "
     "too and every coordinate the FFN wanted to push down is stopped at zero."
 )
-out, _ = ffn_forward(*model.args[:5], model.activation)  # (T, d_model)
+out, _ = ffn_forward(toy.x, toy.W1, toy.b1, toy.W2, toy.b2, toy.activation)  # (T, d_model)
 clamped = np.maximum(out, 0)
 clamp = Question(
     "With a ReLU after W2, can x + FFN(x) still lower any coordinate of a token?",
@@ -125,7 +125,7 @@ if predicted(clamp):
         "residual updates that would have pushed a coordinate down, blocked by the clamp",
         f"{int(np.sum(out < 0))} of {out.size}",
     )
-    shown = min(model.d_model, 64)
+    shown = min(toy.d_model, 64)
     coords = [f"c{c + 1}" for c in range(shown)]
     for column, values, title in zip(
         st.columns(2),
@@ -135,8 +135,8 @@ if predicted(clamp):
     ):
         with column:
             show(
-                figures.matrix_heatmap(values[:, :shown], model.token_labels, coords, title),
-                model.presenter,
+                figures.matrix_heatmap(values[:, :shown], toy.token_labels, coords, title),
+                toy.presenter,
             )
 
 st.subheader("4. Your turn: the lesson's exercise, by hand")

@@ -20,10 +20,10 @@ INTRO = (
     "attention's score and mixing work with T², so long contexts are attention's problem."
 )
 
-model = setup("Scale & cost", "Scale & cost: where the parameters and FLOPs live", INTRO)
-heads = default_heads(model.d_model)
+toy = setup("Scale & cost", "Scale & cost: where the parameters and FLOPs live", INTRO)
+heads = default_heads(toy.d_model)
 layers = bound_number("layers in your model", "layers", 1, 96, 12)
-table = cost_table(learner_shape(model.d_model, model.d_ff, layers, heads))
+table = cost_table(learner_shape(toy.d_model, toy.d_ff, layers, heads))
 
 st.subheader("1. Parameters per block and in total")
 share = float(table.loc["GPT-2 small", "FFN share of block"])
@@ -44,9 +44,9 @@ if predicted(question):
         "head, as Llama 2 and Mixtral do), and the block's two norms. 'All blocks' leaves "
         "out the embeddings and the one norm outside the blocks (the final norm; BERT's "
         "embedding norm); the recount adds them back (and BERT's pooler) and matches each "
-        f"released checkpoint exactly. Your model (d_model {model.d_model}, d_ff "
-        f"{model.d_ff}) is counted as GPT-2-style blocks with biases and LayerNorm, with "
-        f"{heads} head{'s' if heads > 1 else ''} of {model.d_model // heads} numbers (heads "
+        f"released checkpoint exactly. Your model (d_model {toy.d_model}, d_ff "
+        f"{toy.d_ff}) is counted as GPT-2-style blocks with biases and LayerNorm, with "
+        f"{heads} head{'s' if heads > 1 else ''} of {toy.d_model // heads} numbers (heads "
         "of 64, as GPT-2 and BERT use, where d_model allows); attention's size does not "
         "depend on the number of heads."
     )
@@ -66,7 +66,7 @@ if predicted(question):
             "share",
             horizontal=True,
         ),
-        model.presenter,
+        toy.presenter,
     )
 
 st.subheader("2. The ratio: FFN against attention")
@@ -79,9 +79,9 @@ show(
         "FFN ÷ attention",
         "d_ff ÷ d_model",
     ),
-    model.presenter,
+    toy.presenter,
 )
-ratio_yours = model.d_ff / model.d_model
+ratio_yours = toy.d_ff / toy.d_model
 st.caption(
     "At d_ff = 4·d_model a standard FFN has 8·d², twice attention's 4·d². SwiGLU's third "
     "matrix would make that 12·d², so it uses d_ff ≈ 8/3·d_model to stay at 8·d² (where "
@@ -99,7 +99,7 @@ left, right = st.columns(2)
 chosen = bound_select("model", "cost_model", names, "GPT-2 small", left)
 lengths = [2**i for i in range(18)]  # 1 to 131,072 tokens
 seq_len = bound_select_slider("sequence length T", "seq_T", lengths, 1024, "{:,}".format, right)
-shape = MODEL_SHAPES.get(chosen) or learner_shape(model.d_model, model.d_ff, layers, heads)
+shape = MODEL_SHAPES.get(chosen) or learner_shape(toy.d_model, toy.d_ff, layers, heads)
 T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
 attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
 ffn = shape.top_k * ffn_flops(T, shape.d_model, shape.d_ff, shape.ffn_kind)
@@ -110,7 +110,7 @@ series = {
     "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
 }
 title = f"{chosen}: FLOPs of one block, one forward pass over T tokens"
-show(figures.flops_vs_length(T, series, cross, title, chosen=seq_len), model.presenter)
+show(figures.flops_vs_length(T, series, cross, title, chosen=seq_len), toy.presenter)
 per_token = ffn_flops(1, shape.d_model, shape.d_ff, shape.ffn_kind) * shape.top_k
 at_T = attention_flops(seq_len, shape.d_model, shape.n_heads, shape.n_kv_heads)
 left, mid, right = st.columns(3)

@@ -32,7 +32,7 @@ def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
     return experts, router
 
 
-model = setup("Mixture of experts", "Mixture of experts: capacity without compute", INTRO)
+toy = setup("Mixture of experts", "Mixture of experts: capacity without compute", INTRO)
 left, mid, right = st.columns(3)
 E = bound_slider("experts E", "E", 2, 16, 8, 1, left)
 k = bound_slider("experts per token k", "k", 1, 16, 2, 1, mid)
@@ -44,28 +44,28 @@ if k > E:
     st.warning(f"k = {k} is more than E = {E} experts; using k = {E}.")
     k = E
 st.markdown(f"**{E} experts, {k} per token: {E}× the FFN capacity at {k}× the compute of one.**")
-d_model, d_ff = min(model.d_model, MAX_D_MODEL), min(model.d_ff, MAX_D_FF)
-if (d_model, d_ff) != (model.d_model, model.d_ff):
+d_model, d_ff = min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
+if (d_model, d_ff) != (toy.d_model, toy.d_ff):
     st.info(
         f"This page keeps {E} experts in memory, so it uses d_model = {d_model} and "
         f"d_ff = {d_ff} (at most {MAX_D_MODEL} and {MAX_D_FF})."
     )
 experts, router = experts_and_router(d_model, d_ff, E, 0)
-x = model.x[:, :d_model]
+x = toy.x[:, :d_model]
 b_router = np.zeros(E)
 b_router[0] = bias
-out, cache = moe_forward(x, router, experts, k, model.activation, b_router)  # (T, d_model)
+out, cache = moe_forward(x, router, experts, k, toy.activation, b_router)  # (T, d_model)
 expert_names = [f"e{e + 1}" for e in range(E)]
 
 st.subheader("1. Where the router sends each token")
 marks = np.zeros_like(cache.probs, dtype=bool)
 np.put_along_axis(marks, cache.chosen, True, axis=1)
-show(figures.routing_heatmap(cache.probs, marks, model.token_labels, expert_names), model.presenter)
+show(figures.routing_heatmap(cache.probs, marks, toy.token_labels, expert_names), toy.presenter)
 load = expert_load(cache.chosen, E)
-uniform = model.T * k / E
+uniform = toy.T * k / E
 show(
     figures.bars(expert_names, load, "tokens routed to each expert", "tokens", level=uniform),
-    model.presenter,
+    toy.presenter,
 )
 
 st.subheader("2. Load balance")
@@ -111,7 +111,7 @@ left.metric(
 )
 left.metric("FLOPs per token: if all ran / with k", f"{dense_flops:,} / {active_flops:,}")
 if mixtral_said:
-    right.markdown("**Mixtral 8x7B** (8 experts, k = 2, whole model)")
+    right.markdown("**Mixtral 8x7B** (8 experts, k = 2, whole toy)")
     right.metric("parameters: stored / used per token", f"{stored} / {used}")
     right.metric(
         "FFN FLOPs per token per layer: if all ran / with k",
@@ -122,12 +122,12 @@ st.subheader("4. One token's output, expert by expert")
 token = bound_select(
     "token",
     "tok",
-    model.token_labels,
-    model.token_labels[0],
-    gone=tokens_gone(model),
-    carry=same_position(model.token_labels),
+    toy.token_labels,
+    toy.token_labels[0],
+    gone=tokens_gone(toy),
+    carry=same_position(toy.token_labels),
 )
-t = model.token_labels.index(token)
+t = toy.token_labels.index(token)
 shown = min(d_model, 24)
 parts = cache.gates[t][:, None] * cache.expert_out[t, :, :shown]  # (k, shown)
 labels = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t], strict=True)]
@@ -140,7 +140,7 @@ show(
     figures.neuron_writes_figure(
         parts, out[t, :shown], labels, [f"out{c + 1}" for c in range(shown)]
     ),
-    model.presenter,
+    toy.presenter,
 )
 
 next_step("pages/9_Mixture_of_experts.py")
