@@ -8,9 +8,11 @@ check, not a training method.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
-from ffn_core.ffn import ffn_backward, ffn_forward
+from ffn_core.ffn import FFNCache, ffn_backward, ffn_forward
 
 PARAMETER_NAMES = ("W1", "b1", "W2", "b2", "x")
 
@@ -100,3 +102,19 @@ def loss_along_score(
         out, _ = ffn_forward(x, moved, b1, W2, b2, activation)  # (d_model,)
         losses.append(float(out @ g))
     return np.array(losses)
+
+
+def onto_kink(h_pre: np.ndarray, b1: np.ndarray, eps: float) -> tuple[np.ndarray, int, int]:
+    """b1 moved so that the score nearest zero, h_pre[n, j] of h_pre (N, d_ff), becomes eps/2:
+    a check that nudges by ±eps then straddles ReLU's kink. Returns (b1 (d_ff,), n, j)."""
+    n, j = np.unravel_index(np.argmin(np.abs(h_pre)), h_pre.shape)
+    moved = b1.copy()
+    moved[j] += eps / 2 - h_pre[n, j]
+    return moved, int(n), int(j)
+
+
+def backward_ms(dout: np.ndarray, cache: FFNCache) -> float:
+    """Wall time of one backward pass, in milliseconds: what gives every gradient at once."""
+    start = time.perf_counter()
+    ffn_backward(dout, cache)
+    return (time.perf_counter() - start) * 1e3

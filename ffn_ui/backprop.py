@@ -1,10 +1,22 @@
-"""The Backprop page's tables and heatmap lists: what each gradient is, where it comes from,
-and its shape."""
+"""The Backprop page's pieces: the loss it differentiates, the forward graph, the tables
+and the heatmap lists: what each gradient is, where it comes from, and its shape."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import streamlit as st
+
+from ffn_core.gradcheck import PARAMETER_NAMES
+from ffn_core.typed_numbers import parse_row
+from ffn_ui import figures
+from ffn_ui.predict import Question
+from ffn_ui.url import bound_select, bound_text
+
+LOSSES = ("sum(out · G)", "squared error to a target", "typed in")
+MAX_D_MODEL, MAX_D_FF = 256, 1024  # the largest block of the model the page runs
+# Lesson 001's example, on random tokens.
+LESSON_EXAMPLE = dict(d_model=8, d_ff=32, tokens="random", T=4, B=2, act="ReLU", init="normal")
 
 MAX_SHOWN = 64  # heatmap rows and columns drawn
 EPSILON_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
@@ -77,3 +89,95 @@ def backward_steps(
         ("dx = dh_pre · W1ᵀ", grads["dx"].reshape(-1, C)[:n, :c], rows, coords),
     ]
     return first, rest
+
+
+def forward_graph(B: int, T: int, C: int, H: int, activation_label: str) -> str:
+    """The forward pass as a Graphviz chain, each box with its shape; h_pre and h cached."""
+    return f"""digraph {{ rankdir=LR; node [shape=box, style=rounded, fontsize=12];
+    x [label="x\\n(B, T, C) = ({B}, {T}, {C})"];
+    hpre [label="h_pre = x·W1 + b1\\n({B}, {T}, {H})  cached"];
+    h [label="h = {activation_label}(h_pre)\\n({B}, {T}, {H})  cached"];
+    out [label="out = h·W2 + b2\\n({B}, {T}, {C})"];
+    x -> hpre -> h -> out; }}"""
+
+
+def upstream_gradient(out: np.ndarray) -> tuple[np.ndarray, float]:
+    """The learner's choice of loss, drawn, and (dout, L) for it; out is (B, T, C)."""
+    C = out.shape[-1]
+    kind = bound_select("loss", "loss", LOSSES, LOSSES[0], radio=True, horizontal=True)
+    if kind == LOSSES[0]:
+        G = np.random.default_rng(0).standard_normal(out.shape)  # the fixed random G
+        st.caption("L = sum(out · G) for a fixed random G, so dout = G exactly.")
+        return G, float(np.sum(out * G))
+    if kind == LOSSES[1]:
+        target = np.zeros_like(out)
+        st.caption("L = sum((out − target)²) with target 0, so dout = 2 (out − target).")
+        return 2 * (out - target), float(np.sum((out - target) ** 2))
+    typed = bound_text(
+        f"one row of dout ({C} numbers), used at every position",
+        "dout",
+        ", ".join(["1"] + ["0"] * (C - 1)),
+        2000,
+    )
+    try:
+        row = parse_row(typed, C)
+    except ValueError as err:
+        st.warning(f"Could not use that row ({err}); using 1, 0, 0, … instead.")
+        row = np.eye(C)[0]
+    st.caption("L = sum(out · dout) for the row you typed, so its gradient is that row.")
+    dout = np.broadcast_to(row, out.shape).copy()
+    return dout, float(np.sum(out * dout))
+
+
+def gradient_maps(steps: list[tuple]) -> list:
+    """One heatmap per (title, values, row labels, column labels) of backward_steps."""
+    return [
+        figures.matrix_heatmap(v, rows, cols, title, "gradient") for title, v, rows, cols in steps
+    ]
+
+
+def error_table(errors: dict[str, float]):
+    """The check's largest relative error per quantity, shaded green, amber or red."""
+    table = pd.DataFrame({"max relative error": errors}).T[list(PARAMETER_NAMES)].T
+    return table.style.format("{:.2e}").map(error_shade)
+
+
+PRECISION = Question(
+    "Predict: a correct backward pass, checked with ε = 10⁻⁶. What relative error does the "
+    "check report in float64, and in float32?",
+    "guess_precision",
+    ("about 10⁻⁷ in both", "about 10⁻⁷ in float64, 10⁻² or worse in float32", "0 in both"),
+    answer="about 10⁻⁷ in float64, 10⁻² or worse in float32",
+    why="float64 keeps about 16 digits, so a nudge of 10⁻⁶ measures the slope to about "
+    "10⁻⁷; float32 keeps about 7, so the same nudge is lost in the loss's own round-off and "
+    "the check fails on a correct backward pass. That is why the check runs in float64.",
+)
+
+
+def silent_key_question(j: int) -> Question:
+    """Exercise 2's question about neuron j (0-based), silent on the first token."""
+    return Question(
+        f"Predict: while the score stays below zero, what is this token's column of dW1 for "
+        f"n{j + 1}?",
+        "guess_dw1",
+        ("exactly zero", "small, but not zero", "as large as for a firing neuron"),
+        answer="exactly zero",
+        why="ReLU's gate is 0 there, so dh_pre = dh × 0 = 0 and dW1[:, j] = x · dh_pre = 0: "
+        "the loss does not change as the key moves, until the score crosses zero.",
+    )
+
+
+def batch_and_block(toy, B: int) -> tuple[np.ndarray, ...]:
+    """B sequences, the sidebar's tokens first and B - 1 random ones after, and the block the
+    page runs: (x (B, T, C), W1 (C, H), b1 (H,), W2 (H, C), b2 (C,)), with C and H the
+    model's sizes up to MAX_D_MODEL and MAX_D_FF. Says so when it cuts the model down."""
+    T, C, H = toy.T, min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
+    if (toy.d_model, toy.d_ff) != (C, H):
+        st.info(
+            f"This page keeps every intermediate of the forward and backward pass, so it uses "
+            f"the first {C} inputs and {H} neurons of the model (at most {MAX_D_MODEL} and "
+            f"{MAX_D_FF})."
+        )
+    rng = np.random.default_rng(toy.d_model * 1000 + toy.T)
+    x = np.stack([toy.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])
+    return x, toy.W1[:C, :H], toy.b1[:H], toy.W2[:H, :C], toy.b2[:C]

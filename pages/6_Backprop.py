@@ -1,39 +1,33 @@
 """Backprop & gradient check: the backward pass step by step, and how to trust it."""
 
-import time
-
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from ffn_core import ffn_backward, ffn_forward, get_activation
-from ffn_core.gradcheck import PARAMETER_NAMES, loss_along_score
-from ffn_core.typed_numbers import parse_row
+from ffn_core.gradcheck import backward_ms, loss_along_score, onto_kink
 from ffn_ui import figures
 from ffn_ui.backprop import (
+    LESSON_EXAMPLE,
+    PRECISION,
     backward_steps,
-    error_shade,
+    batch_and_block,
+    error_table,
+    forward_graph,
+    gradient_maps,
     position_labels,
     power_of_ten,
     shapes_table,
+    silent_key_question,
+    upstream_gradient,
 )
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show, show_in_pairs
 from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
 from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
+from ffn_ui.predict import predicted
 from ffn_ui.setup import setup
-from ffn_ui.url import (
-    bound_number,
-    bound_select,
-    bound_select_slider,
-    bound_slider,
-    bound_text,
-    bound_toggle,
-)
+from ffn_ui.url import bound_number, bound_select_slider, bound_slider, bound_toggle
 
-MAX_D_MODEL, MAX_D_FF = 256, 1024  # the largest block of the model this page runs
-LOSSES = ("sum(out · G)", "squared error to a target", "typed in")
 INTRO = (
     "The backward pass walks the forward pass in reverse, reusing what the forward pass "
     "cached. Each gradient has the shape of its quantity. The weights are shared by every "
@@ -44,66 +38,17 @@ INTRO = (
 
 
 toy = setup("Backprop", "Backprop & gradient check", INTRO)
-preset_button(  # the lesson's example, on random tokens
-    st,
-    "Preset: the lesson's B = 2, T = 4, C = 8, d_ff = 32",
-    d_model=8,
-    d_ff=32,
-    tokens="random",
-    T=4,
-    B=2,
-    act="ReLU",
-    init="normal",
-)
+preset_button(st, "Preset: the lesson's B = 2, T = 4, C = 8, d_ff = 32", **LESSON_EXAMPLE)
 B = bound_number("batch B (sequences)", "B", 1, 4, 1)
-T, C, H = toy.T, min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
-if (toy.d_model, toy.d_ff) != (C, H):
-    st.info(
-        f"This page keeps every intermediate of the forward and backward pass, so it uses "
-        f"the first {C} inputs and {H} neurons of the model (at most {MAX_D_MODEL} and "
-        f"{MAX_D_FF})."
-    )
-rng = np.random.default_rng(toy.d_model * 1000 + toy.T)
-x = np.stack([toy.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])  # (B,T,C)
-W1, b1, W2, b2 = toy.W1, toy.b1, toy.W2, toy.b2
-W1, b1, W2, b2 = W1[:C, :H], b1[:H], W2[:H, :C], b2[:C]
+x, W1, b1, W2, b2 = batch_and_block(toy, B)  # x (B, T, C); the block at most 256 × 1024
+T, C, H = x.shape[1], x.shape[2], W1.shape[1]
 out, cache = ffn_forward(x, W1, b1, W2, b2, toy.activation)  # (B, T, C)
 
 st.subheader("1. The forward pass and its cache")
-st.graphviz_chart(
-    f"""digraph {{ rankdir=LR; node [shape=box, style=rounded, fontsize=12];
-    x [label="x\\n(B, T, C) = ({B}, {T}, {C})"];
-    hpre [label="h_pre = x·W1 + b1\\n({B}, {T}, {H})  cached"];
-    h [label="h = {toy.activation_label}(h_pre)\\n({B}, {T}, {H})  cached"];
-    out [label="out = h·W2 + b2\\n({B}, {T}, {C})"];
-    x -> hpre -> h -> out; }}"""
-)
+st.graphviz_chart(forward_graph(B, T, C, H, toy.activation_label))
 
 st.subheader("2. The upstream gradient dout")
-loss_kind = bound_select("loss", "loss", LOSSES, LOSSES[0], radio=True, horizontal=True)
-G = np.random.default_rng(0).standard_normal(out.shape)  # the fixed random G
-if loss_kind == LOSSES[0]:
-    dout, loss = G, float(np.sum(out * G))
-    st.caption("L = sum(out · G) for a fixed random G, so dout = G exactly.")
-elif loss_kind == LOSSES[1]:
-    target = np.zeros_like(out)
-    dout, loss = 2 * (out - target), float(np.sum((out - target) ** 2))
-    st.caption("L = sum((out − target)²) with target 0, so dout = 2 (out − target).")
-else:
-    typed = bound_text(
-        f"one row of dout ({C} numbers), used at every position",
-        "dout",
-        ", ".join(["1"] + ["0"] * (C - 1)),
-        2000,
-    )
-    try:
-        row = parse_row(typed, C)
-    except ValueError as err:
-        st.warning(f"Could not use that row ({err}); using 1, 0, 0, … instead.")
-        row = np.eye(C)[0]
-    dout = np.broadcast_to(row, out.shape).copy()
-    loss = float(np.sum(out * dout))
-    st.caption("L = sum(out · dout) for the row you typed, so its gradient is that row.")
+dout, loss = upstream_gradient(out)
 st.metric("loss L", f"{loss:.6g}")
 
 st.subheader("3. Backward, one step at a time")
@@ -123,13 +68,6 @@ st.caption(
     "even where h_pre < 0."
 )
 
-
-def gradient_maps(steps):
-    return [
-        figures.matrix_heatmap(v, rows, cols, title, "gradient") for title, v, rows, cols in steps
-    ]
-
-
 show_in_pairs(gradient_maps(first), toy.presenter)
 with st.expander("The other gradients: dW2, db2, db1 and dx"):
     show_in_pairs(gradient_maps(rest), toy.presenter)
@@ -145,17 +83,7 @@ st.caption(
 
 st.subheader("4. Gradient check against centred differences")
 entries = x.size + W1.size + b1.size + W2.size + b2.size
-precision = Question(
-    "Predict: a correct backward pass, checked with ε = 10⁻⁶. What relative error does the "
-    "check report in float64, and in float32?",
-    "guess_precision",
-    ("about 10⁻⁷ in both", "about 10⁻⁷ in float64, 10⁻² or worse in float32", "0 in both"),
-    answer="about 10⁻⁷ in float64, 10⁻² or worse in float32",
-    why="float64 keeps about 16 digits, so a nudge of 10⁻⁶ measures the slope to about "
-    "10⁻⁷; float32 keeps about 7, so the same nudge is lost in the loss's own round-off and "
-    "the check fails on a correct backward pass. That is why the check runs in float64.",
-)
-guessed = predicted(precision)
+guessed = predicted(PRECISION)
 if guessed and entries > MAX_CHECKED:
     st.info(
         f"The check runs one entry at a time up to {MAX_CHECKED:,} entries; these sizes "
@@ -167,17 +95,15 @@ elif guessed:
     float32 = bound_toggle("compute in float32", "f32", False, mid)
     kink = bound_toggle("put one score on ReLU's kink", "kink", False, right, disabled=not gate)
     dtype_name = "float32" if float32 else "float64"
-    b1_checked = b1.copy()
+    b1_checked = b1
     if kink and gate:
-        n, j = np.unravel_index(np.argmin(np.abs(cache.h_pre)), cache.h_pre.shape)
-        b1_checked[j] += eps / 2 - cache.h_pre[n, j]  # h_pre[n, j] becomes eps / 2
+        b1_checked, n, j = onto_kink(cache.h_pre, b1, eps)
         st.caption(
             f"Score h_pre at {position_labels(B, T)[n]}, neuron n{j + 1} set to ε/2 = "
             f"{eps / 2:.0e}: the nudge of ±ε now straddles the kink."
         )
     errors = checked(x, W1, b1_checked, W2, b2, toy.activation, eps, dtype_name, 0)
-    table = pd.DataFrame({"max relative error": errors}).T[list(PARAMETER_NAMES)].T
-    st.dataframe(table.style.format("{:.2e}").map(error_shade))
+    st.dataframe(error_table(errors))
     st.caption(
         f"Computed in {dtype_name}. Green: ≤ 1e-6, a correct backward pass. Amber: up to "
         "1e-4. Red: above."
@@ -187,14 +113,11 @@ elif guessed:
     if sample:
         st.caption(f"The sweep checks {sample} random entries of each quantity at each ε.")
     show(figures.eps_sweep(np.array(EPSILONS), sweep, eps), toy.presenter)
-    start = time.perf_counter()
-    ffn_backward(dout, cache)
-    backward_ms = (time.perf_counter() - start) * 1e3
     st.metric(
         "forward passes the check needs",
         f"{2 * entries:,}",
         help=f"2 per entry × {entries:,} entries; one backward pass took "
-        f"{backward_ms:.2f} ms and gives all of them at once.",
+        f"{backward_ms(dout, cache):.2f} ms and gives all of them at once.",
     )
 
 st.subheader("5. Exercise: a silent neuron passes no gradient")
@@ -212,16 +135,7 @@ else:
         f"Neuron n{j + 1} scores {-margin:.4g} on the first token: it is silent. Move its key "
         f"so that the score changes by s, and watch this token's loss."
     )
-    dW1_question = Question(
-        f"Predict: while the score stays below zero, what is this token's column of dW1 for "
-        f"n{j + 1}?",
-        "guess_dw1",
-        ("exactly zero", "small, but not zero", "as large as for a firing neuron"),
-        answer="exactly zero",
-        why="ReLU's gate is 0 there, so dh_pre = dh × 0 = 0 and dW1[:, j] = x · dh_pre = 0: "
-        "the loss does not change as the key moves, until the score crosses zero.",
-    )
-    if predicted(dW1_question, setting=(j, margin)):
+    if predicted(silent_key_question(j), setting=(j, margin)):
         limit = round(max(3.0, 2 * margin), 1)
         shift = bound_slider("change the score by s", "nudge_w", -limit, limit, 0.5, 0.1)
         shifts = np.linspace(-limit, limit, 161)

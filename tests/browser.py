@@ -130,12 +130,21 @@ def open_page(browser, url, charts: int | None = 1, viewport=DESKTOP):
     reruns = Reruns(page)
     page.goto(url)
     reruns.wait_for_more_than(0, page, timeout=EXPECT_TIMEOUT / 1000)
+    # The browser draws the run's elements a moment after the run ends; every page lists
+    # the path in its sidebar, so its links are the sign that the page is drawn.
+    page.locator(SIDEBAR_LINKS).first.wait_for(state="attached", timeout=EXPECT_TIMEOUT)
     if charts is not None:
         expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=EXPECT_TIMEOUT)
     return page, reruns
 
 
 SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]'
+
+
+def sidebar_links(page) -> list:
+    """The sidebar's page links, once the browser has drawn them."""
+    page.locator(SIDEBAR_LINKS).first.wait_for(state="attached", timeout=EXPECT_TIMEOUT)
+    return page.locator(SIDEBAR_LINKS).all()
 
 
 def go_to(page, reruns, label: str) -> None:

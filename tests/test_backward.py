@@ -16,6 +16,7 @@ from ffn_core import (
     swiglu_backward,
     swiglu_forward,
 )
+from ffn_core.gradcheck import onto_kink
 
 NAMES = list(ACTIVATIONS)
 # 1-D, 2-D and 3-D inputs, every one with d_ff != d_model so a transpose cannot hide.
@@ -228,3 +229,15 @@ def test_the_loss_along_a_score_is_flat_until_the_relu_opens(rng):
     # past the kink the loss moves linearly with slope W2[j] · g
     slope = np.polyfit(shifts[above], losses[above], 1)[0]
     assert slope == pytest.approx(W2[j] @ g, rel=1e-9)
+
+
+def test_onto_kink_puts_the_score_nearest_zero_at_half_eps():
+    rng = np.random.default_rng(5)
+    x, W1, b1 = (rng.standard_normal(s) for s in ((6, 3), (3, 5), (5,)))
+    h_pre, before = x @ W1 + b1, b1.copy()  # h_pre (6, 5)
+    moved, n, j = onto_kink(h_pre, b1, 1e-4)
+    nearest = min((abs(h_pre[r, c]), r, c) for r in range(6) for c in range(5))
+    assert (n, j) == nearest[1:]
+    assert (x @ W1 + moved)[n, j] == pytest.approx(5e-5, abs=1e-12)
+    assert np.array_equal(np.delete(moved, j), np.delete(b1, j))  # only neuron j's bias moved
+    assert np.array_equal(b1, before)  # the caller's b1 is not changed

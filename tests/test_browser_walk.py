@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from browser import PAGES, SIDEBAR_LINKS, go_to, open_page, server_log_tail
+from browser import PAGES, go_to, open_page, server_log_tail, sidebar_links
 from browser import screenshot as save_screenshot
 from playwright.sync_api import expect
 from walk import Walker
@@ -51,7 +51,7 @@ def test_a_random_walk_across_pages_carries_state_and_never_shows_an_exception(
     rng = random.Random(f"{walk_seed}:across")
     walker = Walker(page, reruns, rng)
     for _ in range(ROUNDS):
-        links = page.locator(SIDEBAR_LINKS).all()
+        links = sidebar_links(page)
         link = rng.choice(links)
         walker.trail.append(f"sidebar: {link.inner_text()!r}")
         before = reruns.finished
@@ -235,7 +235,8 @@ def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(
         page, reruns = open_page(browser, f"{server.url}{path}?{query[1:]}", charts=None)
         for key, rule in keys:
             raw = bad_value(rule)
-            change_address(page, reruns, f"?{key}={raw}{query}")
+            others = "".join(f"&{k}={v}" for k, v in variant if k != key)  # one value per key
+            change_address(page, reruns, f"?{key}={raw}{others}")
             notes = " | ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())
             errors = page.locator('[data-testid="stException"]').all_inner_texts()
             assert not errors, (path, key, raw, errors, server_log_tail(server))
