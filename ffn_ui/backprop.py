@@ -10,6 +10,7 @@ import streamlit as st
 from ffn_core.gradcheck import PARAMETER_NAMES
 from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
+from ffn_ui.labels import labels, position_labels
 from ffn_ui.predict import Question
 from ffn_ui.url import bound_select, bound_text
 
@@ -33,11 +34,6 @@ def error_shade(value: float) -> str:
     """The background of a relative error: green ≤ 1e-6, amber ≤ 1e-4, red above."""
     shade = "#c8e6c9" if value <= 1e-6 else "#ffe0b2" if value <= 1e-4 else "#ffcdd2"
     return f"background-color: {shade}"
-
-
-def position_labels(B: int, T: int) -> list[str]:
-    """One label per (sequence, position), in the order the rows of (B·T, ·) arrays go."""
-    return [f"seq {b + 1}, pos {t + 1}" for b in range(B) for t in range(T)]
 
 
 def shapes_table(quantities: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -68,8 +64,8 @@ def backward_steps(
     first the four that show the gate at work, then the rest."""
     C, H = dout2d.shape[1], dh.shape[1]
     rows = position_labels(B, T)[:MAX_SHOWN]
-    neurons = [f"n{j + 1}" for j in range(min(H, MAX_SHOWN))]
-    coords = [f"c{c + 1}" for c in range(min(C, MAX_SHOWN))]
+    neurons = labels("n", min(H, MAX_SHOWN))
+    coords = labels("c", min(C, MAX_SHOWN))
     n, k, c = len(rows), len(neurons), len(coords)
     gate = (
         "the gate: 1 where h_pre > 0"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ffn_ui.labels import labels
 from ffn_ui.model import Toy
 from ffn_ui.url import bound_select
 
@@ -24,10 +25,6 @@ def show_in_pairs(figs: list[go.Figure], presenter: bool) -> None:
                 show(fig, presenter)
 
 
-def neuron_labels(d_ff: int) -> list[str]:
-    return [f"n{j + 1}" for j in range(d_ff)]
-
-
 def pick_token_and_neuron(toy: Toy, container=st) -> tuple[int, int]:
     """The token and neuron a learner is looking at; shared by the Neurons and Key–value pages."""
     left, right = container.columns(2)
@@ -40,11 +37,11 @@ def pick_token_and_neuron(toy: Toy, container=st) -> tuple[int, int]:
         gone=tokens_gone(toy),
         carry=same_position(toy.token_labels),
     )
-    labels = neuron_labels(toy.d_ff)
+    neurons = labels("n", toy.d_ff)
     neuron = bound_select(
-        "neuron", "neuron", labels, labels[0], right, gone=f"now that d_ff = {toy.d_ff}"
+        "neuron", "neuron", neurons, neurons[0], right, gone=f"now that d_ff = {toy.d_ff}"
     )
-    return toy.token_labels.index(token), labels.index(neuron)
+    return toy.token_labels.index(token), neurons.index(neuron)
 
 
 def tokens_gone(toy: Toy) -> str:

@@ -85,7 +85,3 @@ def commit_edits(store_key: str, url_key: str, arrays: Arrays, edited: Arrays) -
     if any(not np.array_equal(arrays[n], edited[n]) for n in arrays):
         replace_arrays(store_key, edited)
         st.rerun()
-
-
-def labels(prefix: str, n: int) -> list[str]:
-    return [f"{prefix}{i + 1}" for i in range(n)]

@@ -11,7 +11,8 @@ import streamlit as st
 from ffn_core.tokens import MAX_TOKENS, split_words
 from ffn_core.weights_io import encode_arrays, weight_shapes
 from ffn_ui import editing
-from ffn_ui.model import MAX_EDIT, random_tokens, random_weights, sentence_vectors, token_labels
+from ffn_ui.labels import labels, token_labels
+from ffn_ui.model import MAX_EDIT, random_tokens, random_weights, sentence_vectors
 from ffn_ui.url import bound_number, bound_text, forget_url_value, register
 
 DEFAULT_TEXT = "the cat sat on the mat"
@@ -39,13 +40,13 @@ def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, l
         drop_url_value("x")
         return sentence_vectors(tuple(words), d_model), token_labels(words)
     T = bound_number("tokens T", "T", 1, MAX_TOKENS, 6, container, help=T_HELP)
-    labels = token_labels([f"t{i + 1}" for i in range(T)])
+    names = token_labels(labels("t", T))
     if mode == "edited" and d_model <= MAX_EDIT:
-        return edited_tokens(T, d_model, seed), labels
+        return edited_tokens(T, d_model, seed), names
     if mode == "edited":
         st.info(f"x can be edited up to d_model = {MAX_EDIT}; showing random tokens instead.")
     drop_url_value("x")
-    return random_tokens(T, d_model, seed), labels
+    return random_tokens(T, d_model, seed), names
 
 
 def word_count(n: int, container) -> None:
@@ -75,8 +76,8 @@ def edited_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
     with st.expander("Edit the input x", expanded=True):
         x = editing.edit_table(
             arrays["x"],
-            editing.labels("t", T),
-            editing.labels("x", d_model),
+            labels("t", T),
+            labels("x", d_model),
             f"edit_x_{version}",
             "x (T × d_model): row t is token t's vector",
         )
@@ -140,7 +141,7 @@ def hand_weights(d_model: int, d_ff: int, seed: int) -> dict[str, np.ndarray]:
     arrays = editing.stored_arrays("hand_weights", "w", shapes, base)
     version = st.session_state["hand_weights_version"]
     inputs, neurons, outputs = (
-        editing.labels(p, n) for p, n in (("x", d_model), ("n", d_ff), ("out", d_model))
+        labels(p, n) for p, n in (("x", d_model), ("n", d_ff), ("out", d_model))
     )
     with st.expander("Edit the weights", expanded=True):
         left, right = st.columns(2)

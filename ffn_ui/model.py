@@ -101,11 +101,6 @@ def random_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
     return np.random.default_rng([seed, 1]).standard_normal((T, d_model))
 
 
-def token_labels(words: list[str]) -> list[str]:
-    """Numbered labels, so a repeated word stays its own row in every figure."""
-    return [f"{i + 1}: {w}" for i, w in enumerate(words)]
-
-
 def repeated_word(labels: list[str]) -> tuple[str, int, int] | None:
     """The first word that occurs twice in labels from token_labels, and its two rows."""
     first: dict[str, int] = {}

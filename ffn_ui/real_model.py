@@ -28,7 +28,8 @@ from ffn_core.pretrained import (
     load_minilm,
 )
 from ffn_ui import figures
-from ffn_ui.charts import neuron_labels, show
+from ffn_ui.charts import show
+from ffn_ui.labels import labels, token_labels
 from ffn_ui.model import read_only
 from ffn_ui.url import bound_select, bound_slider
 
@@ -216,11 +217,6 @@ def in_context(tokens: list[str], position: int) -> str:
 ATTACHED = frozenset(".,!?;:)'")  # written against the word before them
 
 
-def token_labels(tokens: list[str]) -> list[str]:
-    """Numbered, so a repeated token keeps its own row."""
-    return [f"{i}: {token}" for i, token in enumerate(tokens)]
-
-
 def sparsity_shares(acts: np.ndarray, toy_h: np.ndarray, threshold: float) -> dict[str, list]:
     """Per layer, then for the toy ReLU model: the share of activations in each state.
 
@@ -269,7 +265,7 @@ def value_sum_table(parts: np.ndarray, b2: np.ndarray, h: np.ndarray, labels: li
 def layer_csv(text: str, layer: int) -> str:
     """activations_csv of the sentence's layer, from the shared run (for a download)."""
     trace = run(text)
-    return activations_csv(token_labels(trace.tokens), trace.ffn_act[layer])
+    return activations_csv(token_labels(trace.tokens, start=0), trace.ffn_act[layer])
 
 
 def activations_csv(tokens: list[str], h: np.ndarray) -> str:
@@ -288,7 +284,7 @@ def switch_off_section(
     and choices only: the traces come from the shared cache, and a session never pins one.
     """
     trace, other = run(text), run(other_text)
-    tokens, labels = token_labels(trace.tokens), neuron_labels(trace.ffn_act.shape[-1])
+    tokens, neurons = token_labels(trace.tokens, start=0), labels("n", trace.ffn_act.shape[-1])
     left, right = st.columns(2)
     mode = bound_select(
         "switch off",
@@ -306,7 +302,7 @@ def switch_off_section(
         what = f"the {k} strongest neurons of layer {layer + 1} at token {tokens[token]}"
     else:
         edits = (Edit(layer, neuron, 0.0),)
-        what = f"{labels[neuron]} of layer {layer + 1} at every token"
+        what = f"{neurons[neuron]} of layer {layer + 1} at every token"
     states, embedding = edited_states(text, edits)
     before = cosine(trace.embedding, other.embedding)
     after = cosine(embedding, other.embedding)

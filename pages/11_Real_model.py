@@ -9,7 +9,8 @@ from ffn_core import contributions, firing_mask, hidden, neuron_order
 from ffn_core.pretrained import Edit, cosine
 from ffn_ui import figures
 from ffn_ui import real_model as rm
-from ffn_ui.charts import neuron_labels, same_position, show
+from ffn_ui.charts import same_position, show
+from ffn_ui.labels import labels, token_labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
@@ -24,7 +25,7 @@ INTRO = (
 
 toy = setup("Real model", "Real model: keys and values in a trained transformer", INTRO)
 minilm = rm.model_or_instructions()
-labels = neuron_labels(minilm.d_ff)
+neurons = labels("n", minilm.d_ff)
 
 places = st.columns(len(rm.PRESETS))
 for place, (name, preset) in zip(places, rm.PRESETS.items(), strict=True):
@@ -33,7 +34,7 @@ left, right = st.columns([3, 1])
 text = rm.fit(bound_text("your sentence", "rm_text", rm.DEFAULT.text, rm.MAX_CHARS, left))
 layer = bound_slider("layer", "rm_layer", 1, minilm.n_layers, rm.DEFAULT.layer, 1, right) - 1
 trace = rm.run(text)
-tokens = rm.token_labels(trace.tokens)
+tokens = token_labels(trace.tokens, start=0)
 h_pre, h = trace.ffn_pre[layer], trace.ffn_act[layer]  # (T, d_ff) each
 
 st.subheader(f"1. Who fires in layer {layer + 1}")
@@ -56,7 +57,7 @@ keep = bound_slider("neurons shown", "rm_cols", 16, figures.MAX_COLUMNS, 64, 16,
 mask = bound_toggle("Blank silent cells", "rm_mask", True, cols[3])
 fired = firing_mask(h, threshold)  # (T, d_ff)
 shown, shown_fired, shown_labels, note = figures.most_active_columns(
-    h if view == "activation" else h_pre, fired, neuron_order(h, threshold), labels, keep
+    h if view == "activation" else h_pre, fired, neuron_order(h, threshold), neurons, keep
 )
 st.caption(
     f"{len(trace.tokens)} WordPiece tokens: the tokenizer splits rare words into pieces (## "
@@ -107,14 +108,14 @@ neuron = bound_number("neuron", "rm_neuron", 1, minilm.d_ff, rm.DEFAULT.neuron, 
 words_only = h[1:-1] if len(h) > 2 else h  # [CLS] and [SEP] fire on nearly everything
 strongest = int(np.argmax(words_only.max(axis=0)))
 right.button(
-    f"Strongest on these words: {labels[strongest]}",
+    f"Strongest on these words: {neurons[strongest]}",
     on_click=st.session_state.update,
     kwargs={"rm_neuron": strongest + 1},
 )
 left, right = st.columns(2)
 with left:
     show(
-        figures.bars(tokens, h[:, neuron], f"{labels[neuron]}, layer {layer + 1}, per token", "h"),
+        figures.bars(tokens, h[:, neuron], f"{neurons[neuron]}, layer {layer + 1}, per token", "h"),
         toy.presenter,
     )
 with right:
@@ -123,7 +124,7 @@ with right:
         figures.bars(
             [f"“{w}”" for w, _ in words],  # quoted: the word "nan" is a word, not a NaN
             [s for _, s in words],
-            f"what {labels[neuron]}'s value vector points towards",
+            f"what {neurons[neuron]}'s value vector points towards",
             "score",
             horizontal=True,
         ),
@@ -136,7 +137,7 @@ with right:
 top = rm.corpus_top_tokens()
 examples = top.examples(layer, neuron)
 st.markdown(
-    f"**Where {labels[neuron]} fires hardest** in {len(top.sentences)} short sentences "
+    f"**Where {neurons[neuron]} fires hardest** in {len(top.sentences)} short sentences "
     "written for this app (the token in brackets):"
 )
 st.dataframe(rm.corpus_table(examples), hide_index=True)
@@ -164,7 +165,7 @@ scores = rm.attribution(text, other)  # (L, d_ff)
 ranked = np.argsort(-np.abs(scores[layer]), kind="stable")[:15]
 show(
     figures.bars(
-        [labels[j] for j in ranked],
+        [neurons[j] for j in ranked],
         scores[layer, ranked],
         f"activation × gradient, layer {layer + 1}",
         "score",
@@ -201,12 +202,12 @@ W1, b1, W2, b2 = minilm.layers[layer].ffn_weights
 key_error = np.abs(x1 @ W1[:, neuron] + b1[neuron] - h_pre[:, neuron]).max()
 pattern = ", ".join(dict.fromkeys(tokens_[p] for _, tokens_, p, _ in examples))
 st.markdown(
-    f"**Keys fire on patterns.** {labels[neuron]}'s score for each token is the dot product "
+    f"**Keys fire on patterns.** {neurons[neuron]}'s score for each token is the dot product "
     f"of the token's vector with column {neuron + 1} of W1, plus b1 (largest difference from "
     f"the model's own h_pre: {key_error:.1e}). It fires hardest on: {pattern}."
 )
 parts = contributions(x1[token], W1, b1, W2, b2, "gelu")  # (d_ff, d_model)
-table, total = rm.value_sum_table(parts, b2, h[token], labels)
+table, total = rm.value_sum_table(parts, b2, h[token], neurons)
 st.markdown(
     f"**The output is a sum of value vectors.** At token {tokens[token]}, layer {layer + 1}'s "
     f"FFN output is h_j × (row j of W2), summed over all {minilm.d_ff} neurons, plus b2; the sum "

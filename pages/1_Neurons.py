@@ -14,7 +14,8 @@ from ffn_core import (
     sparsity,
 )
 from ffn_ui import figures
-from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
+from ffn_ui.charts import pick_token_and_neuron, show
+from ffn_ui.labels import labels
 from ffn_ui.model import repeated_word
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
@@ -57,7 +58,7 @@ sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64, right)
 
 h_pre, h = hidden(toy.x, toy.W1, toy.b1, toy.activation)  # (T, d_ff) each
 fired = firing_mask(h, threshold)  # (T, d_ff)
-labels = neuron_labels(toy.d_ff)
+neurons = labels("n", toy.d_ff)
 aggregate = toy.d_ff > figures.MAX_COLUMNS  # wide layers always keep their most active
 order = neuron_order(h, threshold) if sort or aggregate else np.arange(toy.d_ff)
 values = h if view == "activation" else h_pre
@@ -65,7 +66,7 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
     values,
     fired,
     order,
-    labels,
+    neurons,
     figures.MAX_COLUMNS,
 )
 
@@ -119,7 +120,7 @@ st.dataframe(
         {
             "fired": counts,
             "strongest": [
-                ", ".join(f"{labels[j]} ({h[t, j]:.3g})" for j in top[t] if fired[t, j]) or "—"
+                ", ".join(f"{neurons[j]} ({h[t, j]:.3g})" for j in top[t] if fired[t, j]) or "—"
                 for t in range(toy.T)
             ],
         },
@@ -131,7 +132,7 @@ st.subheader("Per neuron: how often it fires")
 rate = firing_rate(h, threshold)
 dead = silent_neurons(h, threshold)
 rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
-silent = ", ".join(labels[j] for j in dead[:20]) + (" …" if len(dead) > 20 else "")
+silent = ", ".join(neurons[j] for j in dead[:20]) + (" …" if len(dead) > 20 else "")
 st.caption(
     (
         f"{len(dead)} of {toy.d_ff} neurons stayed silent on all {toy.T} tokens ({silent})."
@@ -142,7 +143,7 @@ st.caption(
 )
 show(
     figures.bars(
-        [labels[j] for j in rate_order],
+        [neurons[j] for j in rate_order],
         rate[rate_order],
         "firing rate over tokens",
         "rate",
@@ -167,7 +168,7 @@ show(
 st.subheader("Look closer")
 t, j = pick_token_and_neuron(toy)
 st.markdown(
-    f"Token **{toy.token_labels[t]}** scores **{h_pre[t, j]:.4g}** on neuron **{labels[j]}**, "
+    f"Token **{toy.token_labels[t]}** scores **{h_pre[t, j]:.4g}** on neuron **{neurons[j]}**, "
     f"which {'fires' if fired[t, j] else 'stays silent'} ({toy.activation_label} gives "
     f"{h[t, j]:.4g})."
 )

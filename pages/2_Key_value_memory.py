@@ -6,7 +6,8 @@ import streamlit as st
 from ffn_core import ffn_forward
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import neuron_labels, pick_token_and_neuron, show
+from ffn_ui.charts import pick_token_and_neuron, show
+from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
@@ -35,13 +36,13 @@ t, j = pick_token_and_neuron(toy)
 W1, b1, W2, b2 = toy.W1, toy.b1, toy.W2, toy.b2
 out, cache = ffn_forward(toy.x[t], W1, b1, W2, b2, toy.activation)  # (d_model,)
 h_pre, h = cache.h_pre[0], cache.h[0]  # (d_ff,)
-labels = neuron_labels(toy.d_ff)
+neurons = labels("n", toy.d_ff)
 token = toy.token_labels[t]
 fired = h > 0
 
 st.subheader(f"1. Match: how well “{token}” fits each key")
 st.caption(
-    f"{fired.sum()} of {toy.d_ff} neurons fire (orange). {labels[j]} scores "
+    f"{fired.sum()} of {toy.d_ff} neurons fire (orange). {neurons[j]} scores "
     f"{h_pre[j]:.4g} and passes on {h[j]:.4g}."
 )
 shown = np.argsort(-np.abs(h_pre), kind="stable")[: figures.MAX_COLUMNS]
@@ -49,7 +50,7 @@ if toy.d_ff <= figures.MAX_COLUMNS:
     shown = np.sort(shown)
 show(
     figures.bars(
-        [labels[k] for k in shown],
+        [neurons[k] for k in shown],
         h_pre[shown],
         "key score x · W1[:, j] + b1[j]"
         + (f" (the {len(shown)} largest of {toy.d_ff})" if len(shown) < toy.d_ff else ""),
@@ -70,7 +71,7 @@ parts = h[writing, None] * W2[np.ix_(writing, coords)]  # (writing, shown): h_j 
 order = np.argsort(-np.abs(parts).sum(axis=1), kind="stable")
 writers, rest = writing[order[:TOP_WRITERS]], order[TOP_WRITERS:]
 rows = list(parts[order[:TOP_WRITERS]])
-names = [labels[k] for k in writers]
+names = [neurons[k] for k in writers]
 if len(rest):
     rows.append(parts[rest].sum(axis=0))
     names.append(f"other {len(rest)} neurons")
@@ -93,7 +94,7 @@ if toy.d_model == 2:
     st.caption("The same sum in the plane: each firing neuron's write, tip to tail, then b2.")
     show(
         figures.arrows_figure(
-            h[fired, None] * W2[fired], b2, [labels[k] for k in np.flatnonzero(fired)]
+            h[fired, None] * W2[fired], b2, [neurons[k] for k in np.flatnonzero(fired)]
         ),
         toy.presenter,
     )
@@ -122,39 +123,39 @@ strongest = int(np.argmax(h))  # the neuron that fired hardest for this token
 moved = int(np.argmax(np.abs(W2[strongest])))  # where its write is largest
 if toy.d_model <= MAX_ASKED and h[strongest] > 0:
     question = Question(
-        f"Predict: switch off {labels[strongest]}, the strongest neuron for “{token}”. "
+        f"Predict: switch off {neurons[strongest]}, the strongest neuron for “{token}”. "
         "Which output coordinate moves most?",
         "guess_kv",
-        [f"out{c + 1}" for c in range(toy.d_model)],
+        labels("out", toy.d_model),
         answer=f"out{moved + 1}",
-        why=f"switching {labels[strongest]} off removes exactly its write, h × W2[j], and row "
+        why=f"switching {neurons[strongest]} off removes exactly its write, h × W2[j], and row "
         f"{strongest + 1} of W2 is largest in coordinate {moved + 1} "
         f"({W2[strongest, moved]:.3g}, times h = {h[strongest]:.3g}).",
     )
     if predicted(question, setting=(token, toy.d_model, toy.d_ff, float(h[strongest]))):
-        preset_button(st, f"Switch off {labels[strongest]} below", off=[labels[strongest]])
-if st.session_state.setdefault("scale_of", labels[j]) != labels[j]:
-    st.session_state.update(scale=1.0, scale_of=labels[j])  # a new neuron starts unscaled
+        preset_button(st, f"Switch off {neurons[strongest]} below", off=[neurons[strongest]])
+if st.session_state.setdefault("scale_of", neurons[j]) != neurons[j]:
+    st.session_state.update(scale=1.0, scale_of=neurons[j])  # a new neuron starts unscaled
 left, right = st.columns(2)
-off = bound_multiselect("switched off", "off", labels, left, gone=f"now that d_ff = {toy.d_ff}")
-inspected_off = labels[j] in off
+off = bound_multiselect("switched off", "off", neurons, left, gone=f"now that d_ff = {toy.d_ff}")
+inspected_off = neurons[j] in off
 if not inspected_off:
     preset_button(
-        left, f"Switch off {labels[j]}", help="the neuron picked above", off=[*off, labels[j]]
+        left, f"Switch off {neurons[j]}", help="the neuron picked above", off=[*off, neurons[j]]
     )
 scale = bound_slider(
-    f"scale {labels[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right, disabled=inspected_off
+    f"scale {neurons[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right, disabled=inspected_off
 )
 preset_button(right, "Reset", off=[], scale=1.0)
 h_edit = h.copy()
-h_edit[[labels.index(name) for name in off]] = 0.0
+h_edit[[neurons.index(name) for name in off]] = 0.0
 h_edit[j] *= scale
 out_edit = h_edit @ W2 + b2  # (d_model,)
 change = out_edit - out
 st.caption(
     "Switching a neuron off removes exactly its write, h_j × W2[j]; scaling it scales that "
     f"write. Largest change in any coordinate: {np.abs(change).max():.4g}."
-    + (f" {labels[j]} is switched off, so scaling it changes nothing." if inspected_off else "")
+    + (f" {neurons[j]} is switched off, so scaling it changes nothing." if inspected_off else "")
 )
 show(
     figures.grouped_bars(

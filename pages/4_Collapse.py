@@ -10,6 +10,7 @@ from ffn_core.training import TASKS, class_probability, make_task
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
+from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
@@ -28,10 +29,6 @@ INTRO = (
     "third number of section 1 and the training of section 3 put the sidebar's bend back, "
     "to compare."
 )
-
-
-def labels(prefix: str, n: int) -> list[str]:
-    return [f"{prefix}{i + 1}" for i in range(min(n, MAX_SHOWN))]
 
 
 toy = setup("Collapse", "Collapse: take the nonlinearity away", INTRO)

@@ -8,6 +8,7 @@ from ffn_core.costs import default_heads
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
+from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
@@ -27,7 +28,7 @@ INTRO = (
 toy = setup("Position-wise", "Position-wise: the same MLP at every token", INTRO)
 x, W1, b1, W2, b2 = toy.x, toy.W1, toy.b1, toy.W2, toy.b2
 d = min(toy.d_model, MAX_SHOWN)
-coords = [f"out{c + 1}" for c in range(d)]
+coords = labels("out", d)
 
 st.subheader("1. Nudge one token, and only its row moves")
 left, mid, right = st.columns(3)

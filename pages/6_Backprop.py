@@ -14,7 +14,6 @@ from ffn_ui.backprop import (
     error_table,
     forward_graph,
     gradient_maps,
-    position_labels,
     power_of_ten,
     shapes_table,
     silent_key_question,
@@ -23,6 +22,7 @@ from ffn_ui.backprop import (
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show, show_in_pairs
 from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
+from ffn_ui.labels import position_labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import predicted
 from ffn_ui.setup import setup

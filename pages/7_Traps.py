@@ -12,6 +12,7 @@ from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
+from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
@@ -126,7 +127,7 @@ if predicted(clamp):
         f"{int(np.sum(out < 0))} of {out.size}",
     )
     shown = min(toy.d_model, 64)
-    coords = [f"c{c + 1}" for c in range(shown)]
+    coords = labels("c", shown)
     for column, values, title in zip(
         st.columns(2),
         (out, clamped),

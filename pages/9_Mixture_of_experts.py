@@ -9,6 +9,7 @@ from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import same_position, show, tokens_gone
+from ffn_ui.labels import labels
 from ffn_ui.model import expert
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
@@ -55,7 +56,7 @@ x = toy.x[:, :d_model]
 b_router = np.zeros(E)
 b_router[0] = bias
 out, cache = moe_forward(x, router, experts, k, toy.activation, b_router)  # (T, d_model)
-expert_names = [f"e{e + 1}" for e in range(E)]
+expert_names = labels("e", E)
 
 st.subheader("1. Where the router sends each token")
 marks = np.zeros_like(cache.probs, dtype=bool)
@@ -130,7 +131,7 @@ token = bound_select(
 t = toy.token_labels.index(token)
 shown = min(d_model, 24)
 parts = cache.gates[t][:, None] * cache.expert_out[t, :, :shown]  # (k, shown)
-labels = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t], strict=True)]
+writers = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t], strict=True)]
 gap = float(np.abs(parts.sum(axis=0) - out[t, :shown]).max())
 st.caption(
     f"Each block is gate × expert output; the diamonds are the layer's output, which the "
@@ -138,7 +139,7 @@ st.caption(
 )
 show(
     figures.neuron_writes_figure(
-        parts, out[t, :shown], labels, [f"out{c + 1}" for c in range(shown)]
+        parts, out[t, :shown], writers, labels("out", shown)
     ),
     toy.presenter,
 )

@@ -10,6 +10,7 @@ from plotly_data import decode
 
 import ffn_ui.real_model as rm
 from ffn_core.pretrained import Edit, cosine
+from ffn_ui.labels import token_labels
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +38,7 @@ def test_defaults_draw_every_figure_from_the_models_own_numbers(minilm):
     assert len(at.get("plotly_chart")) == 7
     trace = minilm.run(rm.DEFAULT.text)
     cells = heatmap(at)
-    assert cells["y"] == rm.token_labels(trace.tokens)
+    assert cells["y"] == token_labels(trace.tokens, start=0)
     z = decode(cells["z"])
     layer = rm.DEFAULT.layer - 1
     neurons = [int(label[1:]) - 1 for label in cells["x"][:-1]]  # the last is "other …"
@@ -85,7 +86,7 @@ def test_a_new_sentence_and_layer_redraw_the_heatmap(minilm):
     at.slider(key="rm_layer").set_value(6).run()
     assert not at.exception
     trace = minilm.run("Whales sing to each other.")
-    assert heatmap(at)["y"] == rm.token_labels(trace.tokens)
+    assert heatmap(at)["y"] == token_labels(trace.tokens, start=0)
     assert "layer 6" in " ".join(s.value for s in at.subheader)
 
 
@@ -215,7 +216,7 @@ def test_the_activations_download_holds_the_layer_exactly(minilm):
     import pandas as pd
 
     trace = minilm.run(rm.DEFAULT.text)
-    labels = rm.token_labels(trace.tokens)
+    labels = token_labels(trace.tokens, start=0)
     table = pd.read_csv(io.StringIO(rm.layer_csv(rm.DEFAULT.text, 2)), index_col=0)
     assert list(table.index) == labels and table.shape == (len(labels), 1536)
     np.testing.assert_array_equal(table.to_numpy(np.float32), trace.ffn_act[2])

@@ -1,0 +1,18 @@
+"""How rows and columns are named in every figure and picker: n1, out3, "2: cat"."""
+
+from __future__ import annotations
+
+
+def labels(prefix: str, n: int, start: int = 1) -> list[str]:
+    """["n1", "n2", …]: n labels counted from `start`."""
+    return [f"{prefix}{i + start}" for i in range(n)]
+
+
+def token_labels(words: list[str], start: int = 1) -> list[str]:
+    """["1: the", "2: cat", …]: numbered, so a repeated word stays its own row."""
+    return [f"{i + start}: {word}" for i, word in enumerate(words)]
+
+
+def position_labels(B: int, T: int) -> list[str]:
+    """One label per (sequence, position), in the order the rows of (B·T, ·) arrays go."""
+    return [f"seq {b + 1}, pos {t + 1}" for b in range(B) for t in range(T)]
