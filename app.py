@@ -23,7 +23,10 @@ INTRO = (
     "Read each hidden neuron as a rule: its column of `W1` is a pattern it looks for "
     "(a *key*), and its row of `W2` is what it writes when the pattern is there (a *value*)."
 )
-SIDEBAR_NOTE = "These settings shape every other page. The example here is the lesson's own."
+SIDEBAR_NOTE = (
+    "These settings shape every other page; the example on this page is the lesson's own "
+    "and has its own sliders."
+)
 GUESS = Question(
     "Predict first: which neuron fires for x = [−2, −2]?",
     "guess_home",
@@ -33,7 +36,7 @@ GUESS = Question(
     "only positive scores, so neither fires and the output is [0, 0].",
 )
 
-toy = setup("Home", "FFN Explorer", INTRO, sidebar_note=SIDEBAR_NOTE)
+toy = setup("Home", "FFN Explorer", INTRO, sidebar_note=SIDEBAR_NOTE, tuck_model=True)
 st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x\,W_1 + b_1)\,W_2 + b_2")
 
 st.header("The smallest example, live")

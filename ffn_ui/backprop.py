@@ -142,8 +142,12 @@ PRECISION = Question(
     "Predict: a correct backward pass, checked with ε = 10⁻⁶. What relative error does the "
     "check report in float64, and in float32?",
     "guess_precision",
-    ("about 10⁻⁷ in both", "about 10⁻⁷ in float64, 10⁻² or worse in float32", "0 in both"),
-    answer="about 10⁻⁷ in float64, 10⁻² or worse in float32",
+    (
+        "about 10⁻⁷ in both",
+        "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
+        "0 in both",
+    ),
+    answer="10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
     why="float64 keeps about 16 digits, so a nudge of 10⁻⁶ measures the slope to about "
     "10⁻⁷; float32 keeps about 7, so the same nudge is lost in the loss's own round-off and "
     "the check fails on a correct backward pass. That is why the check runs in float64.",

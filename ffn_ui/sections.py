@@ -39,8 +39,8 @@ def curves_section(presenter: bool) -> None:
     st.subheader("The curves" + (": their slopes" if derivative else ""))
     st.caption(
         "Notice: ReLU is exactly 0 below zero, while GELU and SiLU dip slightly negative "
-        "and have a slope everywhere. GELU-tanh (dashed) lies on GELU: the inset shows the "
-        "gap."
+        "and have a nonzero slope almost everywhere. GELU-tanh (dashed) lies on GELU: the "
+        "inset shows the gap."
     )
     if series:
         show(figures.activation_curves(z, series, "slope" if derivative else "act(z)"), presenter)

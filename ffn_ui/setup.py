@@ -35,11 +35,14 @@ def setup_page(title: str) -> None:
     hand_back_freed_memory()
 
 
-def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Toy:
+def setup(
+    title: str, heading: str, intro: str, sidebar_note: str = "", tuck_model: bool = False
+) -> Toy:
     """Config, then the page's heading and intro, then everything the sidebar decides.
 
     Notes about the link and the tables for edited weights follow the intro; a page can
-    say in `sidebar_note` how it uses the sidebar's toy.
+    say in `sidebar_note` how it uses the sidebar's toy, and `tuck_model` puts the model's
+    controls in a closed expander, for a page whose example does not use them.
     """
     setup_page(title)
     st.title(heading)
@@ -57,7 +60,10 @@ def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Toy:
     show_upload_result()
     presets(sidebar, presenter)
 
-    sidebar.subheader("Model")
+    if tuck_model:  # a page with an example of its own keeps the shared model out of sight
+        sidebar = sidebar.expander("The model the other pages share")
+    else:
+        sidebar.subheader("Model")
     if sidebar_note:
         sidebar.caption(sidebar_note)
     d_model = bound_number("d_model", "d_model", 1, 1024, 4, sidebar, help="Token width.")
@@ -69,7 +75,7 @@ def setup(title: str, heading: str, intro: str, sidebar_note: str = "") -> Toy:
         f"{round(8 * d_model / 3)} to keep the parameter count level."
     )
     act_label = bound_select("activation", "act", list(ACTIVATION_LABELS), "ReLU", sidebar)
-    more = sidebar.expander("More settings") if presenter else sidebar
+    more = sidebar.expander("More settings") if presenter and not tuck_model else sidebar
     seed = bound_number("seed", "seed", 0, 2**31 - 1, 0, more)
     init = bound_select(
         "weights",

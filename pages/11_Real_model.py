@@ -183,13 +183,18 @@ st.caption(
     "backward pass. Orange neurons push the sentences together, blue apart."
 )
 question = Question(
-    f"Predict: switch off the 10 orange-most neurons of layer {layer + 1}, everywhere. Will "
-    "the two sentences get more or less similar?",
+    f"Predict: switch off layer {layer + 1}'s 10 most orange neurons (the largest positive "
+    "scores), everywhere. Will the two sentences get more or less similar?",
     "guess_similar",
     ("more similar", "less similar"),
     answer="less similar" if moved < 0 else "more similar",
-    why=f"those neurons pushed the sentences together, so without them the similarity "
-    f"changes by {moved:+.4f} (the first-order estimate: "
+    why=(
+        "those neurons pushed the sentences together"
+        if moved < 0
+        else "the estimate takes each neuron alone, and switched off together their effects "
+        "interact through the layers above"
+    )
+    + f", so without them the similarity changes by {moved:+.4f} (the first-order estimate: "
     f"{-scores[layer, helpers].sum():+.4f}).",
 )
 if predicted(question, setting=(text, other, layer)):

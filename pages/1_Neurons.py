@@ -70,25 +70,9 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
     figures.MAX_COLUMNS,
 )
 
-st.subheader(f"The {view} of every neuron for every token")
-st.caption(
-    (
-        "Notice: only the cells that fired are coloured, deeper red for a stronger "
-        "activation; grey cells with a dot did not fire."
-        if mask
-        else "Every cell shows its value: red above zero, blue below, white at zero."
-    )
-    + " Hover a cell for its exact value."
-    + (f" Showing {note}." if note else "")
-)
-show(
-    figures.firing_heatmap(shown, shown_fired, toy.token_labels, shown_labels, view, mask),
-    toy.presenter,
-    key="heatmap",
-)
-
 repeated = repeated_word(toy.token_labels) if toy.tokens_from == "sentence" else None
-if repeated:
+answered = False
+if repeated:  # asked before the heatmap, which shows the answer
     word, a, b = repeated
     same = bool(np.array_equal(h[a], h[b]))
     rows = f"{toy.token_labels[a]} and {toy.token_labels[b]}"
@@ -101,15 +85,32 @@ if repeated:
         "and the FFN looks at one token at a time: same input, same output. That is what "
         "position-wise means.",
     )
-    if predicted(question, setting=(tuple(toy.token_labels), toy.d_model, toy.d_ff)):
-        st.metric(
-            f"largest difference between the rows of {rows}", f"{np.abs(h[a] - h[b]).max():g}"
-        )
-        st.caption(
-            "A real model adds a position signal to each token before its first block, and "
-            "attention mixes in the context, so there the two rows would differ: not "
-            "because of the FFN, but because its inputs do."
-        )
+    answered = predicted(question, setting=(tuple(toy.token_labels), toy.d_model, toy.d_ff))
+
+st.subheader(f"The {view} of every neuron for every token")
+st.caption(
+    (
+        "Notice: only the cells that fired are coloured, deeper red for a stronger "
+        "activation; grey cells did not fire (a dot marks them when there is room)."
+        if mask
+        else "Every cell shows its value: red above zero, blue below, white at zero."
+    )
+    + " Hover a cell for its exact value."
+    + (f" Showing {note}." if note else "")
+)
+show(
+    figures.firing_heatmap(shown, shown_fired, toy.token_labels, shown_labels, view, mask),
+    toy.presenter,
+    key="heatmap",
+)
+
+if answered:
+    st.metric(f"largest difference between the rows of {rows}", f"{np.abs(h[a] - h[b]).max():g}")
+    st.caption(
+        "A real model adds a position signal to each token before its first block, and "
+        "attention mixes in the context, so there the two rows would differ: not "
+        "because of the FFN, but because its inputs do."
+    )
 
 st.subheader("Per token: how many fired, and which most strongly")
 counts = firing_count(h, threshold)
@@ -172,6 +173,5 @@ st.markdown(
     f"which {'fires' if fired[t, j] else 'stays silent'} ({toy.activation_label} gives "
     f"{h[t, j]:.4g})."
 )
-st.page_link("pages/2_Key_value_memory.py", label="See what it writes: Key–value memory →")
 
 next_step("pages/1_Neurons.py")

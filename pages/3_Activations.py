@@ -22,8 +22,9 @@ INTRO = (
     "(2017), cuts every negative score to exactly 0. GELU, used by BERT and GPT-2, weighs "
     "each score by how likely a standard normal value is to lie below it, so it bends "
     "smoothly and lets small negative values through. SiLU (Swish) is similar, and Llama's "
-    "SwiGLU uses it as a gate. A smooth bend has a slope everywhere: a neuron just below "
-    "zero still gets a small gradient and can recover, where a ReLU neuron gets none."
+    "SwiGLU uses it as a gate. A smooth bend has a nonzero slope almost everywhere: a "
+    "neuron just below zero still gets a small gradient and can recover, where a ReLU "
+    "neuron gets none."
 )
 NAMES = ACTIVATION_LABELS  # what the page shows -> the core's names
 
@@ -45,8 +46,8 @@ st.markdown(
     "u = x·W_up, and passes silu(g)·u. The second input is what is new: where the gate is "
     "open (g > 0) the output takes its sign from u, and where it is shut (g well below 0) "
     "the output is near 0 whatever u is. Along the diagonal g = u = z it is silu(z)·z, and "
-    "with u held at 1 it is SiLU itself: the two dashed and dotted lines, also drawn as "
-    "curves above. Three matrices instead of two make models shrink d_ff to about "
+    "with u held at 1 it is SiLU itself: the two dashed and dotted lines, which the curves "
+    "above can add too. Three matrices instead of two make models shrink d_ff to about "
     "8/3·d_model, to keep the parameter count of a 4× FFN."
 )
 grid = np.linspace(-3, 3, 81)
@@ -81,10 +82,15 @@ question = Question(
     "guess_dead",
     ("yes, fewer", "no, the same", "no, more"),
     answer="yes, fewer" if gelu_dead < relu_dead else "no, the same",
-    why=f"ReLU has {relu_dead:.0f} of {toy.d_ff} neurons that scored ≤ 0 on every token, "
-    f"so no gradient reaches them; GELU has {gelu_dead:.0f}, since its slope is not zero "
-    "below 0."
-    + (" Try d_ff = 64, or a single token, for some dead ReLU neurons." if not relu_dead else ""),
+    why=(
+        f"ReLU has {relu_dead:.0f} of {toy.d_ff} neurons that scored ≤ 0 on every token, "
+        f"so no gradient reaches them; GELU has {gelu_dead:.0f}, since its slope is not zero "
+        "below 0."
+        if relu_dead
+        else f"each neuron scores above 0 on at least one of these {toy.T} tokens, so even "
+        "ReLU has none dead here. With one token (the button below) ReLU has many and GELU "
+        "about none."
+    ),
 )
 preset_button(
     st, "A batch with dead ReLU neurons: one token, d_ff = 64", tokens="random", T=1, d_ff=64

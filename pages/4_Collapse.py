@@ -56,7 +56,8 @@ if toy.activation != "identity":
     right.metric(
         f"the same gap with {toy.activation_label}",
         f"{np.max(np.abs(bent - out_one)):.2g}",
-        help="The bend breaks the collapse: no single matrix gives this output.",
+        help="The bend breaks the collapse: the output is no longer x·W_eff + b_eff, and no "
+        "single matrix matches the bent FFN on every input.",
     )
 st.caption(
     f"W1 is {C} × {k} and W2 is {k} × {C}; their product W_eff is "

@@ -64,7 +64,8 @@ st.caption(
     "Notice: dh_pre is zero wherever the gate is 0, however large dh is there, so no "
     "gradient reaches that neuron's key (its column of dW1) from that position."
     if gate
-    else "Notice: a smooth activation has a slope everywhere, so a little gradient passes "
+    else "Notice: a smooth activation has a nonzero slope almost everywhere, so a little "
+    "gradient passes "
     "even where h_pre < 0."
 )
 
@@ -73,6 +74,7 @@ with st.expander("The other gradients: dW2, db2, db1 and dx"):
     show_in_pairs(gradient_maps(rest), toy.presenter)
 st.markdown("Every gradient has its quantity's shape: a first check on any backward pass.")
 st.dataframe(shapes_table({"x": x, "h": cache.h.reshape(B, T, H), "out": out, **grads,
+                           "dh": dh.reshape(B, T, H), "dout": dout,
                            "W1": W1, "b1": b1, "W2": W2, "b2": b2}))  # fmt: skip
 loop_dW2 = sum(np.outer(cache.h[n], dout2d[n]) for n in range(B * T))  # one position at a time
 st.caption(

@@ -81,8 +81,8 @@ st.metric(
 )
 st.caption(
     "Training adds a small multiple of this loss so the router spreads tokens out. Push "
-    "expert 1's router bias down and it receives no tokens at all: it is starved, and its "
-    f"weights would stop learning. Expert 1 now receives {load[0]} token slots."
+    "expert 1's router bias down and, while k < E, it receives no tokens at all: it is "
+    f"starved, and its weights would stop learning. Expert 1 now receives {load[0]} token slots."
 )
 
 st.subheader("3. Capacity against compute")
@@ -112,7 +112,7 @@ left.metric(
 )
 left.metric("FLOPs per token: if all ran / with k", f"{dense_flops:,} / {active_flops:,}")
 if mixtral_said:
-    right.markdown("**Mixtral 8x7B** (8 experts, k = 2, whole toy)")
+    right.markdown("**Mixtral 8x7B** (8 experts, k = 2, whole model)")
     right.metric("parameters: stored / used per token", f"{stored} / {used}")
     right.metric(
         "FFN FLOPs per token per layer: if all ran / with k",

@@ -26,7 +26,7 @@ ANSWERS = {
     SCALE: {"guess_share": "about two thirds"},
     POSITION_WISE: {"guess_rows_moved": "only its own row"},
     BACKPROP: {
-        "guess_precision": "about 10⁻⁷ in float64, 10⁻² or worse in float32",
+        "guess_precision": "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
         "guess_dw1": "exactly zero",
     },
 }

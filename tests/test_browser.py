@@ -144,7 +144,7 @@ def test_a_token_picked_on_neurons_carries_to_key_value(server, browser):
     reruns.wait_for_more_than(before, page)
     assert "tok=3%3A+sat" in page.url
     before = reruns.finished
-    page.get_by_role("link", name="See what it writes").click()
+    page.get_by_role("link", name="Next: Key–value memory", exact=False).click()
     reruns.wait_for_more_than(before, page)
     expect(page.get_by_text("1. Match: how well “3: sat” fits each key")).to_be_visible()
     no_exception(page)

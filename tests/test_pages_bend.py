@@ -87,6 +87,15 @@ def test_dead_means_no_slope_on_any_token_so_relu_has_them_and_gelu_not(d_ff):
     assert f"ReLU has {relu_dead} of {d_ff} neurons" in verdict
 
 
+def test_with_no_dead_neuron_the_dead_neuron_answer_says_none_and_how_to_get_some():
+    at = open_page(ACTIVATIONS, {"guess_dead": "yes, fewer"})  # six tokens, d_ff 16
+    x, w = expected_default_model()
+    assert not np.any(np.all(x @ w["W1"] + w["b1"] <= 0, axis=0))  # no neuron is dead here
+    (verdict,) = at.error
+    assert verdict.value.startswith("Not this time: the answer is no, the same.")
+    assert "even ReLU has none dead here" in verdict.value
+
+
 def test_the_dead_neuron_question_hides_the_table_until_answered():
     at = open_page(ACTIVATIONS)
     assert at.radio(key="guess_dead").value == "not sure yet"

@@ -202,6 +202,9 @@ def test_rows_read_as_sequence_and_position_and_every_gradient_has_its_shape():
     for name, want in (("x", "(2, 5, 4)"), ("W1", "(4, 16)"), ("b1", "(16,)"), ("W2", "(16, 4)")):
         assert shapes.loc[name, "shape"] == shapes.loc[name, "gradient shape"] == want
     assert shapes.loc["h", "shape"] == "(2, 5, 16)" and shapes.loc["out", "shape"] == "(2, 5, 4)"
+    assert shapes.loc["h", "its gradient"] == "dh" and shapes.loc["out", "its gradient"] == "dout"
+    assert shapes.loc["h", "gradient shape"] == "(2, 5, 16)"
+    assert shapes.loc["out", "gradient shape"] == "(2, 5, 4)"
 
 
 def test_epsilon_grows_to_the_right_and_both_write_it_as_a_power_of_ten():
