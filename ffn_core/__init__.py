@@ -25,7 +25,6 @@ from ffn_core.analysis import (
     neuron_order,
     silent_neurons,
     sparsity,
-    top_k_neurons,
 )
 from ffn_core.costs import (
     MODEL_SHAPES,
@@ -83,5 +82,4 @@ __all__ = [
     "sparsity",
     "swiglu_backward",
     "swiglu_forward",
-    "top_k_neurons",
 ]

@@ -116,17 +116,6 @@ def contribution_sizes(h: np.ndarray, W2: np.ndarray) -> np.ndarray:
     return np.abs(h) * np.linalg.norm(W2, axis=1)
 
 
-def top_k_neurons(h: np.ndarray, W2: np.ndarray, k: int) -> np.ndarray:
-    """For each token, the k neurons that write the most, largest first: shape (..., k).
-
-    Ties keep the lower neuron index first; k is clipped to d_ff.
-    """
-    sizes = contribution_sizes(h, W2)
-    k = max(0, min(int(k), sizes.shape[-1]))
-    order = np.argsort(-sizes, axis=-1, kind="stable")
-    return order[..., :k]
-
-
 def neuron_order(h: np.ndarray, threshold: float = 0.0) -> np.ndarray:
     """Neurons from most to least active: by firing rate, then by mean activation.
 
@@ -151,3 +140,11 @@ def collapse_stack(blocks: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, np
     if W is None:
         raise ValueError("collapse_stack needs at least one block")
     return W, b
+
+
+def run_stack(x: np.ndarray, blocks: list[tuple[np.ndarray, ...]], activation: str) -> np.ndarray:
+    """x (..., d_model) through the FFN blocks [(W1, b1, W2, b2), ...] one after another,
+    each d_model -> d_model: (..., d_model)."""
+    for W1, b1, W2, b2 in blocks:
+        x = get_activation(activation).fn(x @ W1 + b1) @ W2 + b2  # (..., d_model)
+    return x

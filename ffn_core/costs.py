@@ -80,9 +80,7 @@ def attention_flops(
     return {"projections": projections, "scores": 2 * T * T * d_model, "mix": 2 * T * T * d_model}
 
 
-def quadratic_crossover(
-    d_model: int, d_ff: int, kind: str = "standard", active_experts: int = 1
-) -> float:
+def quadratic_crossover(d_ff: int, kind: str = "standard", active_experts: int = 1) -> float:
     """The T at which attention's T^2 terms (4 T^2 d) equal the FFN's FLOPs.
 
     4 T^2 d = 2 T d d_ff m k gives T = d_ff m k / 2 (m matrices, k active experts):

@@ -138,3 +138,14 @@ def class_probability(weights: dict[str, np.ndarray], points: np.ndarray, activa
     """P(class 1) that a trained two-class network gives each point: points (n, 2) -> (n,)."""
     out, _ = ffn_forward(points, **weights, activation=activation)  # (n, 2): class scores
     return softmax(out)[:, 1]
+
+
+def probability_grid(
+    weights: dict[str, np.ndarray], activation: str, extent: float = 2.2, n: int = 60
+) -> tuple[np.ndarray, np.ndarray]:
+    """P(class 1) over an n × n grid of [-extent, extent]²: (grid (n,), prob (n, n)), where
+    prob[i, j] is the probability at the point (grid[j], grid[i])."""
+    grid = np.linspace(-extent, extent, n)  # (n,)
+    gx, gy = np.meshgrid(grid, grid)  # (n, n) each
+    points = np.column_stack([gx.ravel(), gy.ravel()])  # (n², 2)
+    return grid, class_probability(weights, points, activation).reshape(n, n)

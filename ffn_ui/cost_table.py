@@ -69,7 +69,7 @@ def cost_table(yours: ModelShape) -> pd.DataFrame:
                 "published as": shape.published_label,
                 "active per token": counts["active"] if shape.n_experts > 1 else NONE,
                 "T where attention's T² overtakes the FFN": quadratic_crossover(
-                    shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k
+                    shape.d_ff, shape.ffn_kind, shape.top_k
                 ),
             }
         )

@@ -1,15 +1,18 @@
 """Collapse: without a nonlinearity the FFN is one matrix, and cannot fit a bent function."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
 from ffn_core import collapse, ffn_forward
-from ffn_core.analysis import collapse_stack
+from ffn_core.analysis import collapse_stack, run_stack
 from ffn_core.init import init_weights
-from ffn_core.training import TASKS, class_probability, make_task
+from ffn_core.training import TASKS
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show
+from ffn_ui.charts import show, show_in_pairs
+from ffn_ui.collapse import first_coordinates, fit_figure
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
@@ -20,7 +23,6 @@ from ffn_ui.url import bound_select, bound_slider, bound_toggle
 MAX_SHOWN = 64  # matrix rows and columns drawn
 STACK_D_MODEL, STACK_D_FF = 64, 256  # the stack demo stays this small at most
 QUICK, BIGGER = (16, 400), (64, 800)  # (d_ff, steps) of the training demo
-MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full
 FITS = 0.95  # the accuracy or R² at which a network "fits" a task
 INTRO = (
     "Remove the activation and the FFN is x·W1·W2 plus a bias. Matrix products group "
@@ -32,14 +34,8 @@ INTRO = (
 
 
 toy = setup("Collapse", "Collapse: take the nonlinearity away", INTRO)
-x, W1, b1, W2, b2 = toy.x, toy.W1, toy.b1, toy.W2, toy.b2
-C = min(toy.d_model, MAX_D_MODEL)
-if toy.d_model > C:
-    st.info(
-        f"This page multiplies W1 · W2 out in full and takes its singular values, so it "
-        f"uses the first {C} of the model's {toy.d_model} coordinates (at most {MAX_D_MODEL})."
-    )
-    x, W1, W2, b2 = x[:, :C], W1[:C], W2[:, :C], b2[:C]
+x, W1, b1, W2, b2 = first_coordinates(toy)  # x (T, C), W1 (C, d_ff), W2 (d_ff, C)
+C = x.shape[1]
 d, k = min(C, MAX_SHOWN), toy.d_ff
 
 st.subheader("1. Two matrices become one")
@@ -67,25 +63,14 @@ show(
     figures.matrix_heatmap(W_eff[:d, :d], labels("x", d), labels("out", d), "W_eff = W1 · W2"),
     toy.presenter,
 )
-left, right = st.columns(2)
-with left:
-    show(
-        figures.matrix_heatmap(
-            out_ffn[:, :d],
-            toy.token_labels,
-            labels("out", d),
-            "FFN(x), activation none",
-            "output",
-        ),
-        toy.presenter,
-    )
-with right:
-    show(
-        figures.matrix_heatmap(
-            out_one[:, :d], toy.token_labels, labels("out", d), "x · W_eff + b_eff", "output"
-        ),
-        toy.presenter,
-    )
+outputs = {"FFN(x), activation none": out_ffn, "x · W_eff + b_eff": out_one}
+show_in_pairs(
+    [
+        figures.matrix_heatmap(out[:, :d], toy.token_labels, labels("out", d), title, "output")
+        for title, out in outputs.items()
+    ],
+    toy.presenter,
+)
 
 st.subheader("2. A stack of linear blocks is still one matrix")
 st.markdown(
@@ -96,9 +81,7 @@ L = bound_slider("blocks L", "L", 1, 12, 3, 1)
 sd, sk = min(toy.d_model, STACK_D_MODEL), min(toy.d_ff, STACK_D_FF)
 blocks = [tuple(init_weights(sd, sk, "normal", seed=100 + i).values()) for i in range(L)]
 W_stack, b_stack = collapse_stack(blocks)
-y = x[:, :sd]
-for block in blocks:
-    y, _ = ffn_forward(y, *block, activation="identity")
+y = run_stack(x[:, :sd], blocks, "identity")  # (T, sd)
 stack_gap = float(np.max(np.abs(y - (x[:, :sd] @ W_stack + b_stack))))
 singular = np.linalg.svd(W_stack, compute_uv=False)
 st.metric(
@@ -117,8 +100,6 @@ show(
 )
 
 st.subheader("3. Fitting a bent function")
-
-
 preset_columns = st.columns(4)
 for column, name in zip(preset_columns, ("XOR", "spiral", "|x|", "line"), strict=True):
     preset_button(column, name, key=f"task_{name}", task=name)
@@ -130,15 +111,17 @@ d_ff, steps = BIGGER if bigger else QUICK
 bent = toy.activation if toy.activation != "identity" else "relu"
 kind = TASKS[task]
 measure = "accuracy" if kind == "classify" else "R²"
-
-
-def linear_result():
-    return trained(task, "identity", d_ff, steps, seed=0)
+linear_result = partial(trained, task, "identity", d_ff, steps, seed=0)
 
 
 question = Question(
     f"Predict first: can the FFN with no activation fit {task}? (It fits when its {measure} "
-    f"reaches {FITS:.2f}; R² is 1 minus the squared error over the target's variance.)",
+    f"reaches {FITS:.2f}"
+    + (
+        "; R² is 1 minus the squared error over the target's variance.)"
+        if kind != "classify"
+        else ".)"
+    ),
     "guess",
     ("yes", "no"),
     answer=lambda: "yes" if linear_result().scores[-1] >= FITS else "no",
@@ -151,23 +134,11 @@ question = Question(
 if not predicted(question, setting=(task, bigger)):
     st.stop()
 results = {act: trained(task, act, d_ff, steps, seed=0) for act in ("identity", bent)}
-X, target = make_task(task, seed=0)
-
-columns = st.columns(2)
-for column, (act, result) in zip(columns, results.items(), strict=True):
+for column, (act, result) in zip(st.columns(2), results.items(), strict=True):
     name = "no activation" if act == "identity" else act
     score = f"{result.scores[-1]:.0%}" if kind == "classify" else f"{result.scores[-1]:.3f}"
-    title = f"{name}: {measure} {score}"
     with column:
-        if kind == "classify":
-            grid = np.linspace(-2.2, 2.2, 60)
-            gx, gy = np.meshgrid(grid, grid)
-            points = np.column_stack([gx.ravel(), gy.ravel()])  # (3600, 2)
-            prob = class_probability(result.weights, points, act).reshape(60, 60)
-            show(figures.decision_surface(grid, prob, X, target, title), toy.presenter)
-        else:
-            out, _ = ffn_forward(X, **result.weights, activation=act)
-            show(figures.curve_fit(X[:, 0], target, out[:, 0], title), toy.presenter)
+        show(fit_figure(task, act, result, f"{name}: {measure} {score}"), toy.presenter)
 show(
     figures.log_lines(
         np.arange(1, steps + 1),

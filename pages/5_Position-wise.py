@@ -110,7 +110,7 @@ st.markdown(
 st.subheader("4. Cost: the FFN grows with T, attention with T²")
 T = np.unique(np.geomspace(1, 131072, 120).astype(int))
 attn = attention_flops(T, toy.d_model, default_heads(toy.d_model))
-cross = quadratic_crossover(toy.d_model, toy.d_ff)
+cross = quadratic_crossover(toy.d_ff)
 st.caption(
     f"FLOPs (floating-point operations; a multiply-add counts as 2) of one forward pass "
     f"for your d_model = {toy.d_model}, d_ff = {toy.d_ff}. "

@@ -103,7 +103,7 @@ shape = MODEL_SHAPES.get(chosen) or learner_shape(toy.d_model, toy.d_ff, layers,
 T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
 attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
 ffn = shape.top_k * ffn_flops(T, shape.d_model, shape.d_ff, shape.ffn_kind)
-cross = quadratic_crossover(shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k)
+cross = quadratic_crossover(shape.d_ff, shape.ffn_kind, shape.top_k)
 series = {
     "FFN (active experts)" if shape.n_experts > 1 else "FFN": ffn.astype(float),
     "attention Q, K, V, O": attn["projections"].astype(float),

@@ -18,7 +18,6 @@ from ffn_core import (
     hidden,
     silent_neurons,
     sparsity,
-    top_k_neurons,
 )
 
 # Two tokens, four neurons: neuron 2 never fires, neuron 3 only above 0.
@@ -58,18 +57,12 @@ def test_relu_sparsity_is_exact_zeros_while_gelu_leaks_small_values(rng):
     assert np.any(h_gelu < 0)  # small negatives get through
 
 
-def test_top_k_neurons_match_brute_force_norms_of_contributions(rng):
+def test_contribution_sizes_match_brute_force_norms_of_contributions(rng):
     W1, b1, W2, b2 = random_ffn(rng, 5, 12)
     x = rng.standard_normal((3, 5))
     _, h = hidden(x, W1, b1, "gelu")
     norms = np.linalg.norm(contributions(x, W1, b1, W2, b2, "gelu"), axis=-1)  # (3, 12)
     np.testing.assert_allclose(contribution_sizes(h, W2), norms, rtol=1e-12)
-    top = top_k_neurons(h, W2, 4)
-    assert top.shape == (3, 4)
-    for t in range(3):
-        expected = sorted(range(12), key=lambda j: -norms[t, j])[:4]
-        assert top[t].tolist() == expected
-    assert top_k_neurons(h, W2, 99).shape == (3, 12)  # k is clipped to d_ff
 
 
 def test_contributions_of_the_lesson_example():

@@ -111,7 +111,7 @@ def test_flops_count_two_per_multiply_add():
 @pytest.mark.parametrize(("kind", "experts"), [("standard", 1), ("swiglu", 1), ("swiglu", 2)])
 def test_at_the_crossover_attention_quadratic_terms_equal_the_ffn(kind, experts):
     d, d_ff = 4096, 14336
-    T = quadratic_crossover(d, d_ff, kind, experts)
+    T = quadratic_crossover(d_ff, kind, experts)
     parts = attention_flops(T, d, 32)
     assert parts["scores"] + parts["mix"] == pytest.approx(experts * ffn_flops(T, d, d_ff, kind))
-    assert quadratic_crossover(768, 3072) == 3072  # GPT-2 small: T = d_ff
+    assert quadratic_crossover(3072) == 3072  # GPT-2 small: T = d_ff

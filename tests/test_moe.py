@@ -122,7 +122,7 @@ def test_crossover_matches_a_brute_force_search(name):
         if parts["scores"] + parts["mix"] >= m.top_k * ffn_flops(T, m.d_model, m.d_ff, m.ffn_kind):
             break
         T += 1
-    expected = quadratic_crossover(m.d_model, m.d_ff, m.ffn_kind, m.top_k)
+    expected = quadratic_crossover(m.d_ff, m.ffn_kind, m.top_k)
     assert abs(T - expected) <= 1  # the first whole T at or past the crossover
 
 

@@ -26,7 +26,7 @@ def test_the_table_shows_the_cores_counts_and_matches_every_checkpoint():
         assert row["attention params / block"] == counts["attention"]
         assert row["recount with embeddings"] == row["published"] == shape.published_params
         assert row["T where attention's T² overtakes the FFN"] == quadratic_crossover(
-            shape.d_model, shape.d_ff, shape.ffn_kind, shape.top_k
+            shape.d_ff, shape.ffn_kind, shape.top_k
         )
     yours = table.loc["your model"]
     assert yours["FFN params / block"] == 2 * 6 * 20 + 20 + 6

@@ -7,9 +7,16 @@ import pytest
 from conftest import numerical_grad, random_ffn
 
 from ffn_core import ffn_backward, ffn_forward, gradient_check
-from ffn_core.analysis import collapse_stack
+from ffn_core.analysis import collapse_stack, run_stack
 from ffn_core.costs import ffn_params, swiglu_d_ff
-from ffn_core.training import TASKS, loss_and_grad, make_task, score, train_ffn
+from ffn_core.training import (
+    TASKS,
+    loss_and_grad,
+    make_task,
+    probability_grid,
+    score,
+    train_ffn,
+)
 
 
 @pytest.mark.parametrize("kind", ["classify", "regress"])
@@ -89,3 +96,27 @@ def test_swiglu_matched_width():
         h = swiglu_d_ff(d)
         swiglu, standard = ffn_params(d, h, "swiglu", False), ffn_params(d, 4 * d, bias=False)
         assert abs(swiglu - standard) <= 3 * d  # within one neuron's three weights
+
+
+def test_probability_grid_is_the_softmax_of_class_scores_point_by_point(rng):
+    W1, b1, W2, b2 = random_ffn(rng, 2, 7)  # 2 inputs, 2 class scores
+    weights = {"W1": W1, "b1": b1, "W2": W2, "b2": b2}
+    grid, prob = probability_grid(weights, "relu", extent=1.5, n=5)
+    assert grid.tolist() == pytest.approx([-1.5, -0.75, 0.0, 0.75, 1.5])
+    for i in range(5):  # row i holds y = grid[i]; column j holds x = grid[j]
+        for j in range(5):
+            h = np.maximum(np.array([grid[j], grid[i]]) @ W1 + b1, 0)
+            s0, s1 = h @ W2 + b2
+            assert prob[i, j] == pytest.approx(1 / (1 + np.exp(s0 - s1)), rel=1e-12)
+
+
+def test_run_stack_applies_blocks_in_order_and_matches_the_collapsed_stack(rng):
+    blocks = [random_ffn(rng, 3, d_ff) for d_ff in (5, 2, 7)]
+    x = rng.standard_normal((4, 3))
+    y = x
+    for W1, b1, W2, b2 in blocks:  # one block at a time, written out
+        y = np.maximum(y @ W1 + b1, 0) @ W2 + b2
+    np.testing.assert_allclose(run_stack(x, blocks, "relu"), y, rtol=1e-12)
+    W, b = collapse_stack(blocks)
+    np.testing.assert_allclose(run_stack(x, blocks, "identity"), x @ W + b, rtol=1e-10)
+    assert not np.allclose(run_stack(x, blocks[::-1], "identity"), x @ W + b)  # order matters

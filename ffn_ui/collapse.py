@@ -1,0 +1,38 @@
+"""The Collapse page's pieces: the part of the model it multiplies out, and the figure of
+how a trained network fits its task."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from ffn_core import ffn_forward
+from ffn_core.training import TASKS, TrainResult, make_task, probability_grid
+from ffn_ui import figures
+
+MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full
+
+
+def first_coordinates(toy) -> tuple[np.ndarray, ...]:
+    """(x (T, C), W1 (C, d_ff), b1, W2 (d_ff, C), b2 (C,)) on the model's first C ≤ 256
+    coordinates; says so when it cuts the model down."""
+    C = min(toy.d_model, MAX_D_MODEL)
+    if toy.d_model > C:
+        st.info(
+            f"This page multiplies W1 · W2 out in full and takes its singular values, so it "
+            f"uses the first {C} of the model's {toy.d_model} coordinates (at most "
+            f"{MAX_D_MODEL})."
+        )
+    return toy.x[:, :C], toy.W1[:C], toy.b1, toy.W2[:, :C], toy.b2[:C]
+
+
+def fit_figure(task: str, activation: str, result: TrainResult, title: str) -> go.Figure:
+    """A trained network on its task: the decision surface of a classifier, or the fitted
+    curve of a regression."""
+    X, target = make_task(task, seed=0)
+    if TASKS[task] == "classify":
+        grid, prob = probability_grid(result.weights, activation)
+        return figures.decision_surface(grid, prob, X, target, title)
+    out, _ = ffn_forward(X, **result.weights, activation=activation)
+    return figures.curve_fit(X[:, 0], target, out[:, 0], title)
