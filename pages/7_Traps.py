@@ -7,8 +7,6 @@ import streamlit as st
 
 import ffn_core.reference
 from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
-from ffn_core.mistakes import ffn_forward_flat_relu_after_w2
-from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import show
@@ -16,30 +14,14 @@ from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
+from ffn_ui.traps import EXERCISE, SHAPES, grade_exercise, outcome, small_case
 from ffn_ui.url import bound_number, bound_text
 
 SAME, DIFFERENT = "the same answer", "a different answer or a crash"
-SHAPES = {"square": (3, 3), "H > D": (3, 5), "H < D": (5, 3)}
-# The exercise, non-square on purpose: D = 2, H = 3, in the lesson's W @ x convention.
-EXERCISE = {
-    "x": [1.0, -2.0],
-    "W1": [1.0, 0.0, -1.0, 1.0, 2.0, 1.0],  # H x D = 3 x 2, row-major
-    "b1": [0.0, 1.0, -1.0],
-    "W2": [1.0, 2.0, -1.0, 0.0, 1.0, 3.0],  # D x H = 2 x 3, row-major
-    "b2": [0.0, -1.0],
-}
 INTRO = (
     "Two mistakes catch almost everyone who writes the FFN by hand, and both hide on the "
     "small examples people test with. Guess first, then look."
 )
-
-
-def outcome(fn, *args) -> tuple[list[float] | None, str]:
-    """Run a possibly buggy version; a crash is an outcome too."""
-    try:
-        return fn(*args), ""
-    except (IndexError, ValueError) as err:
-        return None, f"{type(err).__name__}: {err}"
 
 
 toy = setup("Traps", "Traps: the mistakes that square examples hide", INTRO)
@@ -57,20 +39,17 @@ with right:
     st.caption("Presets")
     for place, (label, (d, h)) in zip(st.columns(3), SHAPES.items(), strict=True):
         preset_button(place, label, D=d, H=h)
-rng = np.random.default_rng(D * 10 + H)
-x = rng.integers(-3, 4, D).astype(float).tolist()
-W1 = rng.integers(-2, 3, H * D).astype(float).tolist()
-b1 = [0.0] * H
-W2 = rng.integers(-2, 3, D * H).astype(float).tolist()
-b2 = [0.0] * D
-right_out = ffn_forward_flat(x, W1, b1, W2, b2)
-wrong_out, crash = outcome(ffn_forward_flat_one_stride, x, W1, b1, W2, b2)
+case = small_case(D, H)
+x, W1, W2 = case["x"], case["W1"], case["W2"]
+right_out = ffn_forward_flat(**case)
+wrong_out, crash = outcome(ffn_forward_flat_one_stride, *case.values())
 stride = Question(
     f"With D = {D} and H = {H}, will the one-stride version give the same answer?",
     "guess_stride",
     (SAME, DIFFERENT),
     answer=SAME if wrong_out == right_out else DIFFERENT,
-    why="when H = D the two strides are the same number, so every square test passes; with "
+    why="when H = D the two strides are the same number, so every square test passes (and "
+    "with D = 1, W2 has one row, which starts at 0 either way); with "
     "H > D the mistake reads the wrong numbers silently, and with H < D it runs off the end.",
 )
 if predicted(stride, setting=(D, H)):
@@ -147,31 +126,7 @@ st.markdown(
     "gives them. Type the two numbers of y."
 )
 st.code("\n".join(f"{name} = {values}" for name, values in EXERCISE.items()), language="python")
-typed = bound_text("your y (2 numbers)", "ex_y", "", 100)
-expected = ffn_forward_flat(**EXERCISE)
-if typed.strip():
-    try:
-        mine = parse_row(typed, 2)
-    except ValueError as err:
-        st.warning(f"Could not read that as y: {err}.")
-    else:
-        if np.allclose(mine, expected):
-            st.success(f"Right: y = {expected}.")
-        elif np.allclose(mine, ffn_forward_flat_one_stride(**EXERCISE)):
-            st.error(
-                "Not this time: that is what one stride for both matrices gives. Row i of "
-                "W2 starts at i·H = 3i, not at i·D."
-            )
-        elif np.allclose(mine, ffn_forward_flat_relu_after_w2(**EXERCISE)):
-            st.error(
-                "Not this time: that is y with a ReLU after W2 too. The output stays "
-                "signed: the nonlinearity goes between the linears only."
-            )
-        else:
-            st.error(
-                "Not this time. Score each of the 3 neurons first (row j of W1 against x, "
-                "plus b1), pass them through ReLU, then take each row of W2 against them."
-            )
+grade_exercise(bound_text("your y (2 numbers)", "ex_y", "", 100))
 with st.expander("The reference: the by-hand forward pass the app runs"):
     st.markdown("Its source, shown as it is: plain Python lists, the W @ x convention.")
     st.code(inspect.getsource(ffn_core.reference), language="python")
