@@ -1,7 +1,6 @@
 """Neurons: which hidden neurons fire for each token."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from ffn_core import (
@@ -17,10 +16,10 @@ from ffn_ui import figures
 from ffn_ui.charts import pick_token_and_neuron, show
 from ffn_ui.labels import labels
 from ffn_ui.model import repeated_word
+from ffn_ui.neurons import strongest_table, view_controls
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_select, bound_slider, bound_toggle
 
 INTRO = (
     "Each token's vector is scored against every neuron's key (a column of `W1`, plus "
@@ -30,31 +29,7 @@ INTRO = (
 
 toy = setup("Neurons", "Neurons: who fires, per token", INTRO)
 
-left, mid, right = st.columns(3)
-view = bound_select(
-    "show",
-    "view",
-    ("activation", "pre-activation"),
-    "activation",
-    left,
-    radio=True,
-    horizontal=True,
-)
-smooth = toy.activation not in ("relu", "identity")
-threshold = bound_slider(
-    "fires above",
-    "thr",
-    0.0,
-    1.0,
-    0.0,
-    0.01,
-    mid,
-    help="GELU and SiLU are never exactly 0: a threshold ignores neurons that barely leak.",
-    disabled=not smooth,
-)
-threshold = threshold if smooth else 0.0
-mask = bound_toggle("Blank silent cells", "mask", True, right)
-sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64, right)
+view, threshold, mask, sort = view_controls(toy)
 
 h_pre, h = hidden(toy.x, toy.W1, toy.b1, toy.activation)  # (T, d_ff) each
 fired = firing_mask(h, threshold)  # (T, d_ff)
@@ -115,19 +90,7 @@ if answered:
 st.subheader("Per token: how many fired, and which most strongly")
 counts = firing_count(h, threshold)
 show(figures.bars(toy.token_labels, counts, "neurons fired per token", "fired"), toy.presenter)
-top = np.argsort(-h, axis=1, kind="stable")[:, :3]  # (T, 3)
-st.dataframe(
-    pd.DataFrame(
-        {
-            "fired": counts,
-            "strongest": [
-                ", ".join(f"{neurons[j]} ({h[t, j]:.3g})" for j in top[t] if fired[t, j]) or "—"
-                for t in range(toy.T)
-            ],
-        },
-        index=toy.token_labels,
-    )
-)
+st.dataframe(strongest_table(h, fired, neurons, toy.token_labels))
 
 st.subheader("Per neuron: how often it fires")
 rate = firing_rate(h, threshold)

@@ -1,0 +1,53 @@
+"""The Neurons page's pieces: its view controls and its table of each token's strongest
+neurons."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ffn_ui.url import bound_select, bound_slider, bound_toggle
+
+
+def view_controls(toy) -> tuple[str, float, bool, bool]:
+    """(view, threshold, mask, sort): which value the heatmap shows, the score a neuron must
+    pass to count as firing (0 for ReLU and none), blank silent cells, sort by firing rate."""
+    left, mid, right = st.columns(3)
+    view = bound_select(
+        "show",
+        "view",
+        ("activation", "pre-activation"),
+        "activation",
+        left,
+        radio=True,
+        horizontal=True,
+    )
+    smooth = toy.activation not in ("relu", "identity")
+    threshold = bound_slider(
+        "fires above",
+        "thr",
+        0.0,
+        1.0,
+        0.0,
+        0.01,
+        mid,
+        help="GELU and SiLU are never exactly 0: a threshold ignores neurons that barely leak.",
+        disabled=not smooth,
+    )
+    mask = bound_toggle("Blank silent cells", "mask", True, right)
+    sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64, right)
+    return view, threshold if smooth else 0.0, mask, sort
+
+
+def strongest_table(
+    h: np.ndarray, fired: np.ndarray, neurons: list[str], token_labels: list[str]
+) -> pd.DataFrame:
+    """Per token (rows of h (T, d_ff)): how many neurons fired, and the three strongest that
+    did, with their activations."""
+    top = np.argsort(-h, axis=1, kind="stable")[:, :3]  # (T, 3)
+    strongest = [
+        ", ".join(f"{neurons[j]} ({h[t, j]:.3g})" for j in top[t] if fired[t, j]) or "—"
+        for t in range(len(h))
+    ]
+    return pd.DataFrame({"fired": fired.sum(axis=1), "strongest": strongest}, index=token_labels)
