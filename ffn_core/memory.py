@@ -11,7 +11,7 @@ exactly into per-neuron contributions plus b2 · e_w.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,13 +70,23 @@ def vocab_embeddings(d_model: int) -> np.ndarray:
     return E / np.linalg.norm(E, axis=1, keepdims=True)
 
 
-def fact_indices(facts: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+def fact_indices(facts: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
     """Vocabulary indices of the subjects and objects; unknown words raise ValueError."""
     unknown = sorted({w for pair in facts for w in pair} - set(VOCAB))
     if unknown:
         raise ValueError(f"not in the vocabulary: {', '.join(unknown)}")
     index = {w: i for i, w in enumerate(VOCAB)}
     return np.array([index[s] for s, _ in facts]), np.array([index[o] for _, o in facts])
+
+
+def fact_vectors(
+    facts: Sequence[tuple[str, str]], d_model: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(E, X, objects): every word's vector E (V, d_model), the subjects' vectors
+    X = E[subjects] (F, d_model), and the objects' vocabulary indices (F,)."""
+    E = vocab_embeddings(d_model)  # (V, d_model)
+    subjects, objects = fact_indices(facts)  # (F,), (F,)
+    return E, E[subjects], objects  # E[subjects]: (F, d_model)
 
 
 def scores(weights: dict[str, np.ndarray], X: np.ndarray, E: np.ndarray, activation: str):
@@ -104,7 +114,7 @@ def usable_facts(
 
 
 def train_memory(
-    facts: list[tuple[str, str]],
+    facts: Sequence[tuple[str, str]],
     d_model: int,
     d_ff: int,
     activation: str = "relu",
@@ -117,9 +127,7 @@ def train_memory(
     """Adam on softmax cross-entropy until every fact is recalled (and 20 steps more, for a
     margin), max_steps pass, or max_seconds of CPU time do. Deterministic for a seed when
     the time is not what stopped it (then `out_of_time` is True)."""
-    E = vocab_embeddings(d_model)
-    subjects, objects = fact_indices(facts)
-    X = E[subjects]  # (F, d_model)
+    E, X, objects = fact_vectors(facts, d_model)  # (V, d_model), (F, d_model), (F,)
     weights = {k: v.copy() for k, v in init_weights(d_model, d_ff, "normal", seed).items()}
     optimiser = Adam(weights, lr)
     losses, recall, done_at = [], [], None
@@ -164,6 +172,89 @@ def ablated_scores(weights, X, E, activation: str, off: np.ndarray) -> np.ndarra
     h = cache.h.copy()
     h[:, off] = 0.0
     return (h @ weights["W2"] + weights["b2"]) @ E.T
+
+
+def neurons_carrying(shares: np.ndarray, part: float) -> int:
+    """How many neurons, largest share first, carry `part` of a fact's positive push.
+
+    shares: (d_ff,), one fact's per-neuron shares (contributions_to). With the positive
+    shares sorted largest first, s_(1) >= s_(2) >= ..., the answer is the smallest n with
+    s_(1) + ... + s_(n) >= part * (s_(1) + s_(2) + ...); d_ff + 1 when no share is positive.
+    """
+    positive = np.clip(shares[np.argsort(-shares, kind="stable")], 0, None)  # (d_ff,)
+    cumulative = np.cumsum(positive) / max(positive.sum(), 1e-12)  # (d_ff,), rising to 1
+    return int(np.searchsorted(cumulative, part) + 1)
+
+
+def answer_shares(
+    weights: dict[str, np.ndarray], X: np.ndarray, answers: np.ndarray, activation: str
+) -> np.ndarray:
+    """Every fact's per-neuron shares of its own answer's score: h_fj (W2[j] · a_f).
+
+    X: (F, d_model), the subjects; answers: (F, d_model), the word vector a_f whose score
+    row f splits. Returns (F, d_ff); row f is contributions_to(weights, X[f], answers[f]).
+    """
+    _, cache = ffn_forward(X, **weights, activation=activation)  # cache.h: (F, d_ff)
+    return cache.h * (answers @ weights["W2"].T)  # (F, d_ff)
+
+
+def key_and_value(
+    weights: dict[str, np.ndarray], X: np.ndarray, E: np.ndarray, j: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Neuron j as a key and as a value.
+
+    key match: X @ W1[:, j] + b1[j], (F,): how well each subject matches the key (h_pre_j).
+    value push: E @ W2[j], (V,): how far the value moves each word's score per unit of h_j.
+    X: (F, d_model), E: (V, d_model).
+    """
+    key_match = X @ weights["W1"][:, j] + weights["b1"][j]  # (F,)
+    return key_match, E @ weights["W2"][j]  # (V,)
+
+
+def recall_under_ablation(
+    weights: dict[str, np.ndarray],
+    X: np.ndarray,
+    E: np.ndarray,
+    objects: np.ndarray,
+    activation: str,
+    fractions: np.ndarray,
+    repeats: int = 5,
+    seed: int = 0,
+) -> np.ndarray:
+    """Recall as random neurons go, by Monte Carlo.
+
+    For each fraction q: the mean, over `repeats` draws, of the share of facts whose object
+    still ranks first when floor(q d_ff) neurons, drawn without replacement, are silenced.
+    X: (F, d_model), E: (V, d_model), objects: (F,), fractions: (Q,). Returns (Q,).
+    The draws come from one generator seeded by `seed`, fraction by fraction.
+    """
+    rng = np.random.default_rng(seed)
+    d_ff = weights["W1"].shape[1]
+    curve = []
+    for q in fractions:
+        recalls = []
+        for _ in range(repeats):
+            off = rng.choice(d_ff, int(q * d_ff), replace=False)  # (floor(q d_ff),)
+            S_off = ablated_scores(weights, X, E, activation, off)  # (F, V)
+            recalls.append(np.mean(S_off.argmax(axis=1) == objects))
+        curve.append(np.mean(recalls))
+    return np.array(curve)  # (Q,)
+
+
+def recall_by_width(
+    facts: Sequence[tuple[str, str]],
+    d_model: int,
+    widths: Sequence[int],
+    activation: str,
+    seed: int = 0,
+    train: Callable[..., MemoryResult] = train_memory,
+) -> np.ndarray:
+    """The share of facts recalled at the end of training, for a store of each width.
+
+    Trains one store per d_ff in widths, (W,), and returns its last recall, (W,). `train`
+    is train_memory or a cache of it (it gets the facts as a tuple, so they can be hashed).
+    """
+    return np.array([train(tuple(facts), d_model, w, activation, seed).recall[-1] for w in widths])
 
 
 def rank_one_edit(

@@ -746,3 +746,54 @@ def loss_along_score(shifts: np.ndarray, losses: np.ndarray, kink: float, chosen
         annotations=[label],
         legend={"orientation": "h", "y": -0.25},
     )
+
+
+def loss_and_recall(losses: np.ndarray, recall: np.ndarray) -> go.Figure:
+    """A fact store's training: loss and recall per step, (steps,) each, on a log axis where
+    a recall of 0 is drawn at 10⁻³."""
+    steps = np.arange(1, len(losses) + 1)
+    series = {"loss": losses, "recall": np.maximum(recall, 1e-3)}
+    return log_lines(steps, series, "training", "step", "loss / recall")
+
+
+def largest_shares(shares: np.ndarray, names: list[str], word: str, most: int = 30) -> go.Figure:
+    """The `most` largest of one word's per-neuron shares (d_ff,), largest first: FIRED where
+    a neuron pushes the word's score up, SILENT where it pulls it down."""
+    top = np.argsort(-shares, kind="stable")[:most]
+    return bars(
+        [names[j] for j in top],
+        shares[top],
+        f"each neuron's share of the score of “{word}”",
+        "share",
+        colours=np.where(shares[top] > 0, FIRED, SILENT),
+    )
+
+
+def key_and_value_bars(
+    neuron: str,
+    subjects: list[str],
+    key_match: np.ndarray,
+    words: list[str],
+    push: np.ndarray,
+    most: int = 8,
+) -> list[go.Figure]:
+    """[key, value]: one neuron as a key, the `most` subjects that match it best (key_match:
+    (F,)), and as a value, the `most` words it pushes up most (push: (V,)); largest first."""
+    sides = [
+        (subjects, key_match, f"{neuron}'s key: subjects it matches", "match"),
+        (words, push, f"{neuron}'s value: words it promotes", "push"),
+    ]
+    figs = []
+    for names, values, title, what in sides:
+        best = np.argsort(-values)[:most]
+        figs.append(bars([names[i] for i in best], values[best], title, what, horizontal=True))
+    return figs
+
+
+def rank_one_change(
+    change: np.ndarray, neuron_names: list[str], coord_names: list[str], most: int = 64
+) -> go.Figure:
+    """A rank-one change to W2, (d_ff, d_model), on a diverging scale: its first `most` rows,
+    named by neuron_names (d_ff,), and its columns named by coord_names (d_model,)."""
+    title = "the rank-one change to W2 (d_ff × d_model)"
+    return matrix_heatmap(change[:most], neuron_names[:most], coord_names, title, "change")

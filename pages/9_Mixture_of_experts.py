@@ -138,9 +138,7 @@ st.caption(
     f"blocks add up to within {gap:.1e}."
 )
 show(
-    figures.neuron_writes_figure(
-        parts, out[t, :shown], writers, labels("out", shown)
-    ),
+    figures.neuron_writes_figure(parts, out[t, :shown], writers, labels("out", shown)),
     toy.presenter,
 )
 

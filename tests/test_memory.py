@@ -10,14 +10,23 @@ from pages_helpers import MEMORY, open_page, warnings_text
 from ffn_core.memory import (
     FACT_TABLES,
     VOCAB,
+    MemoryResult,
     ablated_scores,
+    answer_shares,
     contributions_to,
     fact_indices,
+    fact_vectors,
+    key_and_value,
+    neurons_carrying,
     rank_one_edit,
+    recall_by_width,
+    recall_under_ablation,
     scores,
     train_memory,
     vocab_embeddings,
 )
+from ffn_core.tokens import word_vector
+from ffn_ui import figures
 
 D_MODEL, D_FF = 32, 64  # the page's defaults when the sidebar's d_model is small
 
@@ -79,6 +88,132 @@ def test_a_rank_one_edit_rewrites_one_fact_and_leaves_the_rest(name):
         others = np.delete(np.arange(len(facts)), f)
         changed.append(int(np.sum(S_new[others].argmax(axis=1) != S[others].argmax(axis=1))))
     assert max(changed) <= 1, changed  # reported: at most one other fact moves
+
+
+def random_weights(d_model, d_ff, seed=0):
+    """Weights with nonzero biases, so a test that forgets b1 or b2 fails."""
+    rng = np.random.default_rng(seed)
+    shapes = {"W1": (d_model, d_ff), "b1": (d_ff,), "W2": (d_ff, d_model), "b2": (d_model,)}
+    return {name: rng.standard_normal(shape) for name, shape in shapes.items()}
+
+
+def relu_hidden(weights, x):
+    """h for one input (d_model,), one neuron at a time: max(0, sum_k x_k W1[k, j] + b1[j])."""
+    d_model, d_ff = weights["W1"].shape
+    return np.array(
+        [
+            max(0.0, sum(x[k] * weights["W1"][k, j] for k in range(d_model)) + weights["b1"][j])
+            for j in range(d_ff)
+        ]
+    )
+
+
+def test_fact_vectors_are_the_unit_word_vectors_of_each_subject():
+    facts = FACT_TABLES["words → opposites"]
+    E, X, objects = fact_vectors(facts, 12)
+    assert E.shape == (len(VOCAB), 12) and X.shape == (len(facts), 12)
+    for f, (subject, obj) in enumerate(facts):
+        v = word_vector(subject, 12)
+        np.testing.assert_allclose(X[f], v / np.sqrt(sum(c * c for c in v)))
+        assert VOCAB[objects[f]] == obj
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_neurons_carrying_counts_the_largest_positive_shares(seed):
+    shares = np.random.default_rng(seed).standard_normal(37)  # (d_ff,), some negative
+    positive = sorted((s for s in shares if s > 0), reverse=True)
+    for part in (0.25, 0.5, 0.9):
+        running, n = 0.0, 0
+        while running < part * sum(positive):
+            running, n = running + positive[n], n + 1
+        assert neurons_carrying(shares, part) == n
+    assert neurons_carrying(-np.abs(shares), 0.5) == 38  # none positive: one past every neuron
+
+
+def test_answer_shares_split_each_facts_own_score_neuron_by_neuron():
+    weights, rng = random_weights(16, 24), np.random.default_rng(1)
+    X, answers = rng.standard_normal((5, 16)), rng.standard_normal((5, 16))  # (F, d_model)
+    own = answer_shares(weights, X, answers, "relu")
+    assert own.shape == (5, 24)
+    for f in range(5):
+        h = relu_hidden(weights, X[f])
+        for j in range(24):
+            push = sum(weights["W2"][j, k] * answers[f, k] for k in range(16))
+            assert own[f, j] == pytest.approx(h[j] * push, abs=1e-12)
+        out = h @ weights["W2"] + weights["b2"]
+        bias = weights["b2"] @ answers[f]
+        assert own[f].sum() + bias == pytest.approx(out @ answers[f], abs=1e-10)
+
+
+@pytest.mark.parametrize("j", [0, 7, 23])
+def test_key_and_value_read_one_neurons_column_of_w1_and_row_of_w2(j):
+    weights, rng = random_weights(16, 24), np.random.default_rng(2)
+    X, E = rng.standard_normal((5, 16)), rng.standard_normal((9, 16))
+    key_match, push = key_and_value(weights, X, E, j)
+    assert key_match.shape == (5,) and push.shape == (9,)
+    for f in range(5):
+        expected = sum(X[f, k] * weights["W1"][k, j] for k in range(16)) + weights["b1"][j]
+        assert key_match[f] == pytest.approx(expected, abs=1e-12)
+    for w in range(9):
+        expected = sum(E[w, k] * weights["W2"][j, k] for k in range(16))
+        assert push[w] == pytest.approx(expected, abs=1e-12)
+
+
+def test_recall_under_ablation_averages_seeded_random_silencings():
+    facts = FACT_TABLES["countries → capitals"]
+    E, X, objects = fact_vectors(facts, 16)
+    weights = train_memory(facts, 16, 24, "relu", seed=0).weights
+    fractions = np.array([0.0, 0.3, 0.6, 0.95])
+    curve = recall_under_ablation(weights, X, E, objects, "relu", fractions, repeats=3, seed=5)
+    rng, expected = np.random.default_rng(5), []
+    for q in fractions:
+        recalls = []
+        for _ in range(3):
+            off = rng.choice(24, int(q * 24), replace=False)
+            h = np.maximum(X @ weights["W1"] + weights["b1"], 0.0)  # (F, d_ff)
+            h[:, off] = 0.0
+            S = (h @ weights["W2"] + weights["b2"]) @ E.T  # (F, V)
+            recalls.append(sum(S[i].argmax() == objects[i] for i in range(len(facts))) / 12)
+        expected.append(sum(recalls) / 3)
+    np.testing.assert_allclose(curve, expected)
+    assert curve[0] == 1.0 and curve[-1] < 1.0
+
+
+def test_recall_by_width_trains_one_store_per_width_and_reads_its_last_recall():
+    asked = []
+
+    def fake_train(facts, d_model, d_ff, activation, seed):
+        asked.append((facts, d_model, d_ff, activation, seed))
+        return MemoryResult({}, np.zeros(2), np.array([0.5, d_ff / 100]))
+
+    facts = FACT_TABLES["numbers → successors"]
+    by_width = recall_by_width(facts, 16, (3, 40), "gelu", seed=2, train=fake_train)
+    np.testing.assert_array_equal(by_width, [0.03, 0.40])
+    assert asked == [(tuple(facts), 16, 3, "gelu", 2), (tuple(facts), 16, 40, "gelu", 2)]
+    by_width = recall_by_width(facts, 16, (5, 24), "relu")  # trained for real: both learn it
+    for width, recall in zip((5, 24), by_width, strict=True):
+        weights = train_memory(list(facts), 16, width, "relu", seed=0).weights
+        E, X, objects = fact_vectors(facts, 16)
+        S_rows = [
+            (relu_hidden(weights, X[i]) @ weights["W2"] + weights["b2"]) @ E.T
+            for i in range(len(facts))
+        ]
+        assert recall == np.mean([s.argmax() == o for s, o in zip(S_rows, objects, strict=True)])
+
+
+def test_the_figures_show_the_largest_shares_and_the_best_keys_and_values():
+    shares = np.random.default_rng(3).standard_normal(40)  # (d_ff,)
+    names = [f"n{j + 1}" for j in range(40)]
+    (bar,) = figures.largest_shares(shares, names, "paris").data
+    top = sorted(range(40), key=lambda j: -shares[j])[:30]
+    assert list(bar.x) == [names[j] for j in top]
+    np.testing.assert_allclose(bar.y, shares[top], rtol=1e-6)
+    assert list(bar.marker.color) == [
+        figures.FIRED if shares[j] > 0 else figures.SILENT for j in top
+    ]
+    key, value = figures.key_and_value_bars("n3", list("abcde"), shares[:5], names, shares)
+    assert list(key.data[0].y) == sorted("abcde", key=lambda c: -shares["abcde".index(c)])
+    assert list(value.data[0].y) == [names[j] for j in top[:8]]
 
 
 @pytest.mark.parametrize("table", list(FACT_TABLES))

@@ -1,0 +1,105 @@
+"""The Memory lab's Streamlit pieces that are not its story: the store's width, the fact
+editor, the training summary and the tables of answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ffn_core.memory import FACT_TABLES, VOCAB, MemoryResult, usable_facts
+from ffn_ui.training_cache import MEMORY_SECONDS
+from ffn_ui.url import literal
+
+MAX_FACTS = 60  # rows the store learns: each costs every training step a little
+MIN_D_MODEL = 16  # 54 word vectors need room to be told apart
+MAX_D_MODEL = 128  # wider adds nothing to 54 words, and each trained store is kept in memory
+
+
+def store_d_model(sidebar: int) -> int:
+    """The fact store's d_model: the sidebar's within [MIN_D_MODEL, MAX_D_MODEL], or 32 when
+    the sidebar's is below; a note says so when it differs."""
+    d_model = min(sidebar, MAX_D_MODEL) if sidebar >= MIN_D_MODEL else 32
+    if d_model != sidebar:
+        st.info(
+            f"The fact store uses d_model = {d_model} (the sidebar has {sidebar}): it needs "
+            f"at least {MIN_D_MODEL} to tell 54 words apart, and at most {MAX_D_MODEL} is plenty."
+        )
+    return d_model
+
+
+def edited_facts(table_name: str) -> list[tuple[str, str]]:
+    """The table in an editor, and the pairs the store can learn, with a note on any left out.
+    With none to learn, the page stops here and says so."""
+    edited = st.data_editor(
+        pd.DataFrame(FACT_TABLES[table_name], columns=["subject", "object"]),
+        num_rows="dynamic",
+        key=f"facts_{table_name}",
+        width="content",
+    )
+    facts, left_out = usable_facts(list(edited.itertuples(index=False)), MAX_FACTS)
+    if left_out:
+        st.warning(
+            "Left out pairs with words outside the vocabulary: "
+            + literal(", ".join(f"{s} → {o}" for s, o in left_out))
+            + f". The vocabulary: {', '.join(VOCAB)}."
+        )
+    if len(facts) == MAX_FACTS:
+        st.info(f"The store learns at most {MAX_FACTS} facts; rows past that are left out.")
+    if not facts:
+        st.error("Add at least one pair of words from the vocabulary.")
+        st.stop()
+    return facts
+
+
+def training_summary(result: MemoryResult, recalled: np.ndarray) -> None:
+    """Facts recalled (recalled: (F,) bool) and steps run, and a warning if time ran out."""
+    left, right = st.columns(2)
+    left.metric("facts recalled", f"{recalled.sum()} of {len(recalled)}")
+    right.metric(
+        "training steps",
+        f"{len(result.losses)}",
+        help="Training stops 20 steps after every fact is recalled, or at 1,500, or when its "
+        f"{MEMORY_SECONDS:g} s of server time run out.",
+    )
+    if result.out_of_time:
+        st.warning(
+            f"Training stopped after {len(result.losses)} steps, when its {MEMORY_SECONDS:g} s "
+            "of server time ran out, with the facts not all recalled: what follows is that "
+            "partial store. A table with a subject that has two objects can never be learned "
+            "whole."
+        )
+
+
+def recall_table(fact_labels: list[str], P: np.ndarray, recalled: np.ndarray) -> pd.DataFrame:
+    """One row a fact: recalled or not, and its three likeliest words. P: (F, V)."""
+    top3 = np.argsort(-P, axis=1)[:, :3]  # (F, 3)
+    return pd.DataFrame(
+        {
+            "recalled": ["✓" if r else "✗" for r in recalled],
+            "top predictions": [
+                ", ".join(f"{VOCAB[w]} {P[i, w]:.0%}" for w in top3[i]) for i in range(len(P))
+            ],
+        },
+        index=fact_labels,
+    )
+
+
+def changed_answers(
+    fact_labels: list[str],
+    moved: list[int],
+    S: np.ndarray,
+    P: np.ndarray,
+    S_new: np.ndarray,
+    P_new: np.ndarray,
+) -> pd.DataFrame:
+    """The facts in `moved`, with their answer before and after an edit. S, P, S_new, P_new:
+    (F, V) scores and probabilities."""
+    rows = {
+        fact_labels[i]: {
+            "before": f"{VOCAB[S[i].argmax()]} {P[i].max():.0%}",
+            "after": f"{VOCAB[S_new[i].argmax()]} {P_new[i].max():.0%}",
+        }
+        for i in moved
+    }
+    return pd.DataFrame(rows).T
