@@ -148,3 +148,23 @@ def run_stack(x: np.ndarray, blocks: list[tuple[np.ndarray, ...]], activation: s
     for W1, b1, W2, b2 in blocks:
         x = get_activation(activation).fn(x @ W1 + b1) @ W2 + b2  # (..., d_model)
     return x
+
+
+def grouped_writes(
+    h: np.ndarray, W2: np.ndarray, coords: np.ndarray, top: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """One token's output split into what each neuron writes, h_j × W2[j, coords], for h
+    (d_ff,), W2 (d_ff, d_model) and the output coordinates `coords` (C,).
+
+    Returns (rows (≤ top + 1, C), writers (≤ top,), rest): the `top` neurons that write the
+    most (by the sum of |write| over coords), largest first, then one row with the sum of
+    the other `rest` neurons that write anything (only if there are any). A silent neuron
+    (h_j = 0) writes nothing and is left out. The rows plus b2[coords] add up to the output.
+    """
+    writing = np.flatnonzero(h != 0)  # (n,)
+    parts = h[writing, None] * W2[np.ix_(writing, coords)]  # (n, C)
+    order = np.argsort(-np.abs(parts).sum(axis=1), kind="stable")  # (n,)
+    rows = list(parts[order[:top]])
+    if len(order) > top:
+        rows.append(parts[order[top:]].sum(axis=0))
+    return np.array(rows).reshape(len(rows), len(coords)), writing[order[:top]], len(order[top:])

@@ -4,14 +4,15 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import ffn_forward
+from ffn_core.analysis import grouped_writes
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.charts import pick_token_and_neuron, show
+from ffn_ui.key_value import edit_controls
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_multiselect, bound_slider
 
 MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
 TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered
@@ -65,17 +66,9 @@ st.subheader("2. Write: the output is the sum of the values")
 coords = np.arange(toy.d_model)
 if toy.d_model > MAX_COORDS:
     coords = np.sort(np.argsort(-np.abs(out), kind="stable")[:MAX_COORDS])
-coord_labels = [f"out{c + 1}" for c in coords]
-writing = np.flatnonzero(h != 0)  # a silent ReLU neuron writes nothing
-parts = h[writing, None] * W2[np.ix_(writing, coords)]  # (writing, shown): h_j × W2[j]
-order = np.argsort(-np.abs(parts).sum(axis=1), kind="stable")
-writers, rest = writing[order[:TOP_WRITERS]], order[TOP_WRITERS:]
-rows = list(parts[order[:TOP_WRITERS]])
-names = [neurons[k] for k in writers]
-if len(rest):
-    rows.append(parts[rest].sum(axis=0))
-    names.append(f"other {len(rest)} neurons")
-stacked = np.array(rows).reshape(len(rows), len(coords))
+coord_labels = [f"out{c + 1}" for c in coords]  # the shown coordinates, not 1..C
+stacked, writers, rest = grouped_writes(h, W2, coords, TOP_WRITERS)  # (≤ 7, C), (≤ 6,)
+names = [neurons[k] for k in writers] + ([f"other {rest} neurons"] if rest else [])
 gap = float(np.max(np.abs(stacked.sum(axis=0) + b2[coords] - out[coords])))
 st.caption(
     f"Each coloured block is h_j × W2[j] for one neuron; b2 is added last. The diamonds are "
@@ -134,19 +127,8 @@ if toy.d_model <= MAX_ASKED and h[strongest] > 0:
     )
     if predicted(question, setting=(token, toy.d_model, toy.d_ff, float(h[strongest]))):
         preset_button(st, f"Switch off {neurons[strongest]} below", off=[neurons[strongest]])
-if st.session_state.setdefault("scale_of", neurons[j]) != neurons[j]:
-    st.session_state.update(scale=1.0, scale_of=neurons[j])  # a new neuron starts unscaled
-left, right = st.columns(2)
-off = bound_multiselect("switched off", "off", neurons, left, gone=f"now that d_ff = {toy.d_ff}")
+off, scale = edit_controls(neurons, j)
 inspected_off = neurons[j] in off
-if not inspected_off:
-    preset_button(
-        left, f"Switch off {neurons[j]}", help="the neuron picked above", off=[*off, neurons[j]]
-    )
-scale = bound_slider(
-    f"scale {neurons[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right, disabled=inspected_off
-)
-preset_button(right, "Reset", off=[], scale=1.0)
 h_edit = h.copy()
 h_edit[[neurons.index(name) for name in off]] = 0.0
 h_edit[j] *= scale

@@ -19,6 +19,7 @@ from ffn_core import (
     silent_neurons,
     sparsity,
 )
+from ffn_core.analysis import grouped_writes
 
 # Two tokens, four neurons: neuron 2 never fires, neuron 3 only above 0.
 H_ACT = np.array([[0.0, 1.5, -0.1, 0.0], [2.0, 0.05, 0.0, 0.0]])
@@ -100,3 +101,22 @@ def test_a_dead_neuron_has_zero_slope_on_every_token():
     assert dead_neurons(h_pre, "identity").size == 0
     # a batch axis in front changes nothing
     np.testing.assert_array_equal(dead_neurons(h_pre[None], "relu"), [0, 3])
+
+
+def test_grouped_writes_rank_neurons_by_their_write_and_add_up_to_the_output(rng):
+    d_model, d_ff = 5, 9
+    h = np.maximum(rng.standard_normal(d_ff), 0)  # some neurons silent
+    h[[0, 3]] = 0.0
+    W2, b2 = rng.standard_normal((d_ff, d_model)), rng.standard_normal(d_model)
+    coords = np.array([4, 1, 2])
+    rows, writers, rest = grouped_writes(h, W2, coords, top=3)
+    sizes = {k: sum(abs(h[k] * W2[k, c]) for c in coords) for k in range(d_ff) if h[k] != 0}
+    expected = sorted(sizes, key=lambda k: -sizes[k])
+    assert writers.tolist() == expected[:3]
+    assert rest == len(expected) - 3 and rows.shape == (4, 3)
+    for row, k in zip(rows, writers, strict=False):
+        np.testing.assert_allclose(row, [h[k] * W2[k, c] for c in coords], rtol=1e-12)
+    out = h @ W2 + b2
+    np.testing.assert_allclose(rows.sum(axis=0) + b2[coords], out[coords], rtol=1e-12)
+    rows, writers, rest = grouped_writes(h, W2, coords, top=d_ff)  # everyone on their own row
+    assert rest == 0 and len(rows) == len(writers) == len(expected)
