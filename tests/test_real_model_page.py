@@ -11,6 +11,7 @@ from plotly_data import decode
 import ffn_ui.real_model as rm
 from ffn_core.pretrained import Edit, cosine
 from ffn_ui.labels import token_labels
+from ffn_ui.real_model_tables import in_context
 
 
 @pytest.fixture(autouse=True)
@@ -143,8 +144,8 @@ def test_odd_sentences_run(text):
 
 def test_corpus_context_rebuilds_words_and_brackets_the_token():
     tokens = ["[CLS]", "un", "##bel", "##ie", "##va", "##bly", ",", "the", "dog", "!", "[SEP]"]
-    assert rm.in_context(tokens, 8) == "unbelievably, the [dog]!"
-    assert rm.in_context(tokens, 3) == "unbel[ie]vably, the dog!"
+    assert in_context(tokens, 8) == "unbelievably, the [dog]!"
+    assert in_context(tokens, 3) == "unbel[ie]vably, the dog!"
 
 
 def test_a_bad_link_falls_back_with_a_note():
@@ -185,7 +186,7 @@ def test_a_failed_download_says_why_without_a_traceback(monkeypatch):
 
 
 def test_the_download_variable_fetches_at_first_use(monkeypatch, minilm):
-    from ffn_core.pretrained import find_model_dir
+    from ffn_core.model_files import find_model_dir
 
     folder = find_model_dir()
     missing(monkeypatch)
@@ -199,7 +200,7 @@ def test_the_download_variable_fetches_at_first_use(monkeypatch, minilm):
 
 
 def test_a_folder_variable_without_the_files_is_reported(monkeypatch, tmp_path):
-    from ffn_core.pretrained import ENV_VAR
+    from ffn_core.model_files import ENV_VAR
 
     monkeypatch.setenv(ENV_VAR, str(tmp_path))
     at = open_page(REAL_MODEL)
