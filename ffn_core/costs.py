@@ -7,7 +7,7 @@ score and mix terms are counted for the full T x T matrix (no causal saving).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FFN_KINDS = ("standard", "swiglu")
 
@@ -159,7 +159,9 @@ def default_heads(d_model: int, head_size: int = 64) -> int:
     return min(divisors, key=lambda h: (abs(h - d_model / head_size), -h))
 
 
-def _gpt2(name: str, d_model: int, n_layers: int, n_heads: int, published: int, label: str):
+def gpt2_shape(
+    name: str, d_model: int, n_layers: int, n_heads: int, published: int, label: str
+) -> ModelShape:
     """GPT-2's four sizes share everything but width, depth and heads."""
     return ModelShape(
         name=name,
@@ -210,22 +212,13 @@ def _llama(
     )
 
 
-BERT_BASE = ModelShape(
-    name="BERT-base",
-    d_model=768,
-    d_ff=3072,
-    n_layers=12,
-    n_heads=12,
-    n_kv_heads=12,
-    ffn_kind="standard",
+# BERT-base has GPT-2 small's blocks; it differs in its GELU, its vocabulary and positions,
+# and the token-type embeddings and pooler it adds.
+BERT_BASE = replace(
+    gpt2_shape("BERT-base", 768, 12, 12, 109_482_240, "110M"),
     activation="GELU (exact)",
-    bias=True,
-    norm="layernorm",
     vocab_size=30522,
     n_positions=512,
-    tied_embeddings=True,
-    published_params=109_482_240,
-    published_label="110M",
     extra_params=2 * 768 + 768 * 768 + 768,
     extra_note="token-type embeddings (2 x 768) and the pooler (768 x 768 + 768)",
 )
@@ -233,10 +226,10 @@ BERT_BASE = ModelShape(
 MODEL_SHAPES: dict[str, ModelShape] = {
     m.name: m
     for m in (
-        _gpt2("GPT-2 small", 768, 12, 12, 124_439_808, "124M"),
-        _gpt2("GPT-2 medium", 1024, 24, 16, 354_823_168, "355M"),
-        _gpt2("GPT-2 large", 1280, 36, 20, 774_030_080, "774M"),
-        _gpt2("GPT-2 XL", 1600, 48, 25, 1_557_611_200, "1.5B"),
+        gpt2_shape("GPT-2 small", 768, 12, 12, 124_439_808, "124M"),
+        gpt2_shape("GPT-2 medium", 1024, 24, 16, 354_823_168, "355M"),
+        gpt2_shape("GPT-2 large", 1280, 36, 20, 774_030_080, "774M"),
+        gpt2_shape("GPT-2 XL", 1600, 48, 25, 1_557_611_200, "1.5B"),
         BERT_BASE,
         _llama("Llama-2-7B", 11008, 32, 32000, 6_738_415_616, "7B"),
         _llama("Llama-3-8B", 14336, 8, 128256, 8_030_261_248, "8B"),

@@ -2,32 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from ffn_core import MODEL_SHAPES, ModelShape, model_params, quadratic_crossover
+from ffn_core.costs import gpt2_shape
 
 NONE = float("nan")  # a missing number: the table shows it as a dash, not "None"
 
 
 def learner_shape(d_model: int, d_ff: int, n_layers: int, n_heads: int) -> ModelShape:
     """The sidebar's sizes as a GPT-2-style block (biases, LayerNorm); no embeddings counted."""
-    return ModelShape(
-        name="your model",
-        d_model=d_model,
-        d_ff=d_ff,
-        n_layers=n_layers,
-        n_heads=n_heads,
-        n_kv_heads=n_heads,
-        ffn_kind="standard",
-        activation="yours",
-        bias=True,
-        norm="layernorm",
-        vocab_size=0,
-        n_positions=0,
-        tied_embeddings=True,
-        published_params=0,
-        published_label="—",
-    )
+    blocks = gpt2_shape("your model", d_model, n_layers, n_heads, 0, "—")
+    return replace(blocks, d_ff=d_ff, activation="yours", vocab_size=0, n_positions=0)
 
 
 COUNTS = ("FFN params / block", "attention params / block", "all blocks",

@@ -17,7 +17,7 @@ FIRED_SCALE = [[0.0, "#FCBBA1"], [1.0, "#67000D"]]  # light to deep red: no whit
 MAX_COLUMNS = 256  # heatmap columns drawn; wider layers keep their most active neurons
 
 
-FONT_SIZE = 14  # charts' text; presenter mode enlarges it (ffn_ui.charts.show)
+FONT_SIZE = 14  # charts' text; presenter mode enlarges it (ffn_ui.display.show)
 
 
 def f32(values) -> np.ndarray:

@@ -11,7 +11,7 @@ from ffn_core import contributions
 from ffn_core.pretrained import Edit, MiniLM, Trace, cosine
 from ffn_ui import figures
 from ffn_ui import real_model as rm
-from ffn_ui.charts import show
+from ffn_ui.display import show
 from ffn_ui.labels import labels, token_labels
 from ffn_ui.predict import Question, predicted
 from ffn_ui.real_model_tables import value_sum_table

@@ -14,7 +14,7 @@ import streamlit as st
 from ffn_core import ACTIVATIONS
 from ffn_core.swiglu import swiglu_slices
 from ffn_ui import figures
-from ffn_ui.charts import show
+from ffn_ui.display import show
 from ffn_ui.model import ACTIVATION_LABELS as NAMES
 from ffn_ui.url import bound_multiselect, bound_slider, bound_toggle
 

@@ -8,7 +8,7 @@ from ffn_core.memory import VOCAB
 from ffn_core.softmax import softmax
 from ffn_ui import figures, memory_lab
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show, show_in_pairs
+from ffn_ui.display import show, show_in_pairs
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted

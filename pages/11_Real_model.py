@@ -9,12 +9,13 @@ from ffn_core import firing_mask, hidden, neuron_order
 from ffn_ui import figures
 from ffn_ui import real_model as rm
 from ffn_ui import real_model_sections as sections
-from ffn_ui.charts import same_position, show
+from ffn_ui.display import show
 from ffn_ui.labels import labels, token_labels
 from ffn_ui.path import next_step
+from ffn_ui.pickers import pick_token
 from ffn_ui.real_model_tables import corpus_table, sparsity_shares
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_select, bound_slider, bound_text
+from ffn_ui.url import bound_number, bound_slider, bound_text
 
 INTRO = (
     "Every toy page asks you to take the real thing on trust. Here is the real thing: "
@@ -129,17 +130,7 @@ st.dataframe(corpus_table(examples), hide_index=True)
 st.subheader("4. Switch neurons off, and watch the sentence embedding move")
 left, right = st.columns([3, 1])
 other = rm.fit(bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left))
-token = tokens.index(
-    bound_select(
-        "token",
-        "rm_tok",
-        tokens,
-        tokens[min(2, len(tokens) - 1)],
-        right,
-        gone="in this sentence",
-        carry=same_position(tokens),
-    )
-)
+token = pick_token(tokens, key="rm_tok", container=right, default=2, gone="in this sentence")
 sections.switch_off_section(text, other, layer, neuron, token, toy.presenter)
 
 st.subheader("5. Which neurons matter for the similarity of the two sentences")

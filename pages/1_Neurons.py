@@ -13,11 +13,12 @@ from ffn_core import (
     sparsity,
 )
 from ffn_ui import figures
-from ffn_ui.charts import pick_token_and_neuron, show
+from ffn_ui.display import show
 from ffn_ui.labels import labels
 from ffn_ui.model import repeated_word
 from ffn_ui.neurons import strongest_table, view_controls
 from ffn_ui.path import next_step
+from ffn_ui.pickers import pick_token_and_neuron
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 

@@ -7,10 +7,11 @@ from ffn_core import ffn_forward
 from ffn_core.analysis import grouped_writes
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import pick_token_and_neuron, show
+from ffn_ui.display import show
 from ffn_ui.key_value import edit_controls
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
+from ffn_ui.pickers import pick_token_and_neuron
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 

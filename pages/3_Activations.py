@@ -10,7 +10,7 @@ from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show
+from ffn_ui.display import show
 from ffn_ui.model import ACTIVATION_LABELS
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted

@@ -11,8 +11,8 @@ from ffn_core.init import init_weights
 from ffn_core.training import TASKS
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show, show_in_pairs
 from ffn_ui.collapse import first_coordinates, fit_figure
+from ffn_ui.display import show, show_in_pairs
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted

@@ -7,12 +7,13 @@ from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossove
 from ffn_core.costs import default_heads
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import same_position, show, tokens_gone
+from ffn_ui.display import show
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
+from ffn_ui.pickers import pick_token, tokens_gone
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_select, bound_slider
+from ffn_ui.url import bound_number, bound_slider
 
 MAX_SHOWN = 64  # output coordinates drawn
 INTRO = (
@@ -32,21 +33,13 @@ coords = labels("out", d)
 
 st.subheader("1. Nudge one token, and only its row moves")
 left, mid, right = st.columns(3)
-token = bound_select(
-    "token to nudge",
-    "ptok",
-    toy.token_labels,
-    toy.token_labels[0],
-    left,
-    gone=tokens_gone(toy),
-    carry=same_position(toy.token_labels),
-)
+t = pick_token(toy.token_labels, "token to nudge", "ptok", left, gone=tokens_gone(toy))
+token = toy.token_labels[t]
 coord = bound_number(
     "coordinate", "coord", 1, toy.d_model, 1, mid, gone=f"now that d_model = {toy.d_model}"
 )
 nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1, right)
 preset_button(st, "Preset: nudge the first coordinate by 1.5", nudge=1.5, coord=1)
-t = toy.token_labels.index(token)
 out, _ = ffn_forward(x, W1, b1, W2, b2, toy.activation)  # (T, d_model)
 x_nudged = x.copy()
 x_nudged[t, coord - 1] += nudge

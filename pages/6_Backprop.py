@@ -20,7 +20,7 @@ from ffn_ui.backprop import (
     upstream_gradient,
 )
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show, show_in_pairs
+from ffn_ui.display import show, show_in_pairs
 from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
 from ffn_ui.labels import position_labels
 from ffn_ui.path import next_step

@@ -9,7 +9,7 @@ import ffn_core.reference
 from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show
+from ffn_ui.display import show
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted

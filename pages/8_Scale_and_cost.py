@@ -6,8 +6,8 @@ import streamlit as st
 from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, quadratic_crossover
 from ffn_core.costs import default_heads
 from ffn_ui import figures
-from ffn_ui.charts import show
 from ffn_ui.cost_table import cost_table, learner_shape, styled
+from ffn_ui.display import show
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup

@@ -8,13 +8,14 @@ from ffn_core.costs import ffn_params, moe_flops_per_token, moe_params
 from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import same_position, show, tokens_gone
+from ffn_ui.display import show
 from ffn_ui.labels import labels
 from ffn_ui.model import expert
 from ffn_ui.path import next_step
+from ffn_ui.pickers import pick_token, tokens_gone
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_select, bound_slider
+from ffn_ui.url import bound_slider
 
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most
 INTRO = (
@@ -120,15 +121,8 @@ if mixtral_said:
     )
 
 st.subheader("4. One token's output, expert by expert")
-token = bound_select(
-    "token",
-    "tok",
-    toy.token_labels,
-    toy.token_labels[0],
-    gone=tokens_gone(toy),
-    carry=same_position(toy.token_labels),
-)
-t = toy.token_labels.index(token)
+t = pick_token(toy.token_labels, gone=tokens_gone(toy))
+token = toy.token_labels[t]
 shown = min(d_model, 24)
 parts = cache.gates[t][:, None] * cache.expert_out[t, :, :shown]  # (k, shown)
 writers = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t], strict=True)]

@@ -1,8 +1,8 @@
-"""Putting figures and shared pickers on a page."""
+"""The pickers several pages share: a token, a neuron, and what happens to a pick when
+the tokens change under it."""
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from ffn_ui.labels import labels
@@ -10,38 +10,37 @@ from ffn_ui.model import Toy
 from ffn_ui.url import bound_select
 
 
-def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
-    """Draw a figure, larger in presenter mode."""
-    if presenter:
-        fig.update_layout(font_size=20, height=int((fig.layout.height or 400) * 1.3))
-    st.plotly_chart(fig, **kwargs)
-
-
-def show_in_pairs(figs: list[go.Figure], presenter: bool) -> None:
-    """Figures two a row, in order."""
-    for start in range(0, len(figs), 2):
-        for column, fig in zip(st.columns(2), figs[start : start + 2], strict=False):
-            with column:
-                show(fig, presenter)
+def pick_token(
+    tokens: list[str],
+    label: str = "token",
+    key: str = "tok",
+    container=st,
+    default: int = 0,
+    gone: str = "",
+) -> int:
+    """The index of the token picked among `tokens` (labels like "3: sat"), bound to the URL
+    by `key`. A pick that is gone from new tokens moves to the token at its position."""
+    token = bound_select(
+        label,
+        key,
+        tokens,
+        tokens[min(default, len(tokens) - 1)],
+        container,
+        gone=gone,
+        carry=same_position(tokens),
+    )
+    return tokens.index(token)
 
 
 def pick_token_and_neuron(toy: Toy, container=st) -> tuple[int, int]:
     """The token and neuron a learner is looking at; shared by the Neurons and Key–value pages."""
     left, right = container.columns(2)
-    token = bound_select(
-        "token",
-        "tok",
-        toy.token_labels,
-        toy.token_labels[0],
-        left,
-        gone=tokens_gone(toy),
-        carry=same_position(toy.token_labels),
-    )
+    t = pick_token(toy.token_labels, container=left, gone=tokens_gone(toy))
     neurons = labels("n", toy.d_ff)
     neuron = bound_select(
         "neuron", "neuron", neurons, neurons[0], right, gone=f"now that d_ff = {toy.d_ff}"
     )
-    return toy.token_labels.index(token), neurons.index(neuron)
+    return t, neurons.index(neuron)
 
 
 def tokens_gone(toy: Toy) -> str:
