@@ -7,7 +7,7 @@ import streamlit as st
 from ffn_core import contributions, ffn_forward
 from ffn_core.init import lesson_example
 from ffn_ui.buttons import preset_button
-from ffn_ui.charts import show
+from ffn_ui.display import show
 from ffn_ui.figures import half_planes, neuron_writes_figure
 from ffn_ui.path import TIERS
 from ffn_ui.predict import Question, predicted

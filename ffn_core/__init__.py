@@ -1,11 +1,12 @@
 """FFN Explorer's core: the transformer's feed-forward network in NumPy, and its analysis.
 
-No Streamlit, Plotly or pandas here; see DESIGN.md for the public contract.
+No Streamlit, Plotly or pandas here. The package re-exports the names the pages use and
+the public contract (forward, backward, activations, the by-hand reference, collapse);
+the rest is imported from its module.
 """
 
 from ffn_core.activations import (
     ACTIVATIONS,
-    Activation,
     gelu,
     gelu_tanh,
     get_activation,
@@ -15,9 +16,7 @@ from ffn_core.activations import (
 )
 from ffn_core.analysis import (
     collapse,
-    contribution_sizes,
     contributions,
-    dead_neurons,
     firing_count,
     firing_mask,
     firing_rate,
@@ -30,39 +29,28 @@ from ffn_core.costs import (
     MODEL_SHAPES,
     ModelShape,
     attention_flops,
-    attention_params,
     ffn_flops,
-    ffn_params,
     model_params,
-    moe_params,
     quadratic_crossover,
 )
-from ffn_core.ffn import FFNCache, ffn_backward, ffn_forward
+from ffn_core.ffn import ffn_backward, ffn_forward
 from ffn_core.gradcheck import gradient_check
-from ffn_core.mistakes import ffn_forward_flat_one_stride, ffn_forward_flat_relu_after_w2
+from ffn_core.mistakes import ffn_forward_flat_one_stride
 from ffn_core.reference import ffn_forward_flat
-from ffn_core.swiglu import SwiGLUCache, swiglu_backward, swiglu_forward
+from ffn_core.swiglu import swiglu_backward, swiglu_forward
 
 __all__ = [
     "ACTIVATIONS",
     "MODEL_SHAPES",
-    "Activation",
-    "FFNCache",
     "ModelShape",
-    "SwiGLUCache",
     "attention_flops",
-    "attention_params",
     "collapse",
-    "contribution_sizes",
     "contributions",
-    "dead_neurons",
     "ffn_backward",
     "ffn_flops",
     "ffn_forward",
     "ffn_forward_flat",
     "ffn_forward_flat_one_stride",
-    "ffn_forward_flat_relu_after_w2",
-    "ffn_params",
     "firing_count",
     "firing_mask",
     "firing_rate",
@@ -73,7 +61,6 @@ __all__ = [
     "hidden",
     "identity",
     "model_params",
-    "moe_params",
     "neuron_order",
     "quadratic_crossover",
     "relu",

@@ -21,12 +21,12 @@ class Step:
 TIERS: dict[str, list[Step]] = {
     "Core": [
         Step("app.py", "Home", "read the FFN as two linear layers with a bend between"),
-        Step("pages/1_Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
         Step(
             "pages/2_Key_value_memory.py",
             "Key–value memory",
             "see each firing neuron write its value into the output (preset Lesson)",
         ),
+        Step("pages/1_Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
         Step(
             "pages/4_Collapse.py",
             "Collapse",

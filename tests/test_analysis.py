@@ -8,9 +8,7 @@ from conftest import random_ffn
 
 from ffn_core import (
     collapse,
-    contribution_sizes,
     contributions,
-    dead_neurons,
     ffn_forward,
     firing_count,
     firing_mask,
@@ -19,7 +17,7 @@ from ffn_core import (
     silent_neurons,
     sparsity,
 )
-from ffn_core.analysis import grouped_writes
+from ffn_core.analysis import contribution_sizes, dead_neurons, grouped_writes
 
 # Two tokens, four neurons: neuron 2 never fires, neuron 3 only above 0.
 H_ACT = np.array([[0.0, 1.5, -0.1, 0.0], [2.0, 0.05, 0.0, 0.0]])

@@ -143,9 +143,7 @@ def test_a_token_picked_on_neurons_carries_to_key_value(server, browser):
     token.press("Enter")
     reruns.wait_for_more_than(before, page)
     assert "tok=3%3A+sat" in page.url
-    before = reruns.finished
-    page.get_by_role("link", name="Next: Key–value memory", exact=False).click()
-    reruns.wait_for_more_than(before, page)
+    go_to(page, reruns, "Key–value memory")
     expect(page.get_by_text("1. Match: how well “3: sat” fits each key")).to_be_visible()
     no_exception(page)
     page.close()

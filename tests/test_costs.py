@@ -8,15 +8,13 @@ import pytest
 from ffn_core import (
     MODEL_SHAPES,
     attention_flops,
-    attention_params,
     ffn_flops,
     ffn_forward,
-    ffn_params,
     model_params,
-    moe_params,
     quadratic_crossover,
     swiglu_forward,
 )
+from ffn_core.costs import attention_params, ffn_params, moe_params
 
 
 def test_the_table_holds_the_models_the_pages_compare():
