@@ -93,8 +93,7 @@ def firing_heatmap(
     every cell shows its value on a diverging scale: blue below zero, white at zero.
     """
     z = np.where(fired, values, np.nan) if mask else values
-    limit = largest(values)
-    scale = {"colorscale": DIVERGING, "zmid": 0, "zmin": -limit, "zmax": limit}
+    scale = diverging(values)
     if mask:
         scale = {"colorscale": FIRED_SCALE, "zmin": 0, "zmax": largest(np.where(fired, values, 0))}
     marks = {}
@@ -124,6 +123,13 @@ def largest(values: np.ndarray) -> float:
     """The largest finite |value|, for a colour scale centred on zero; 1 if there is none."""
     finite = np.abs(values[np.isfinite(values)])
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+
+def diverging(values: np.ndarray) -> dict:
+    """The colour scale of signed values: blue below zero, white at zero, red above, and
+    symmetric, so the same shade means the same size either way."""
+    limit = largest(values)
+    return {"colorscale": DIVERGING, "zmid": 0, "zmin": -limit, "zmax": limit}
 
 
 def bars(
@@ -326,15 +332,11 @@ def matrix_heatmap(
     values: np.ndarray, rows: list[str], cols: list[str], title: str, what: str = "value"
 ) -> go.Figure:
     """Any matrix on a diverging scale centred on zero, exact values on hover."""
-    limit = largest(values)
     heatmap = go.Heatmap(
         z=f32(values),
         x=cols,
         y=rows,
-        colorscale=DIVERGING,
-        zmid=0,
-        zmin=-limit,
-        zmax=limit,
+        **diverging(values),
         colorbar={"thickness": 12},
         hovertemplate=f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>",
     )
@@ -351,8 +353,8 @@ def curves(
     z: np.ndarray,
     series: dict[str, np.ndarray],
     title: str,
+    xtitle: str,
     ytitle: str,
-    xtitle: str = "z",
     zero_lines: bool = True,
     **layout,
 ) -> go.Figure:
@@ -380,15 +382,11 @@ def surface_contour(
     xs: np.ndarray, ys: np.ndarray, values: np.ndarray, title: str, xtitle: str, ytitle: str
 ) -> go.Figure:
     """A function of two inputs as filled contours around zero; values: (len(ys), len(xs))."""
-    limit = largest(values)
     contour = go.Contour(
         x=f32(xs),
         y=f32(ys),
         z=f32(values),
-        colorscale=DIVERGING,
-        zmid=0,
-        zmin=-limit,
-        zmax=limit,
+        **diverging(values),
         colorbar={"thickness": 12},
         contours={"showlabels": True},
         hovertemplate=(
@@ -408,6 +406,7 @@ def decision_surface(
             y=f32(grid),
             z=f32(prob),
             colorscale=DIVERGING,
+            zmid=0.5,  # undecided is white
             zmin=0,
             zmax=1,
             colorbar={"title": "P(class 1)", "thickness": 12},
@@ -468,8 +467,8 @@ def log_lines(
         x,
         series,
         title,
-        ytitle,
         xtitle,
+        ytitle,
         zero_lines=False,
         legend={"orientation": "h", "y": -0.2},
         yaxis={"type": "log"},
@@ -656,7 +655,7 @@ def half_plane_polygon(key: np.ndarray, edge: float) -> np.ndarray:
 def activation_curves(z: np.ndarray, series: dict[str, np.ndarray], ytitle: str) -> go.Figure:
     """The activations' curves over z. GELU-tanh is dashed, since it lies on exact GELU,
     and with both drawn an inset shows their difference, GELU − GELU-tanh."""
-    fig = curves(z, series, "", ytitle)
+    fig = curves(z, series, "", "z", ytitle)
     for trace in fig.data:
         if trace.name == "GELU-tanh":
             trace.line.dash = "dash"

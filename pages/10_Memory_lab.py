@@ -97,12 +97,12 @@ capacity = bound_toggle(label, "capacity", False)
 left, right = st.columns(2)
 with left:
     title, xtitle = "recall as random neurons go", "share of neurons switched off"
-    show(figures.curves(fractions, {"recall": curve}, title, "recall", xtitle), toy.presenter)
+    show(figures.curves(fractions, {"recall": curve}, title, xtitle, "recall"), toy.presenter)
 if capacity:
     by_width = memory.recall_by_width(facts, d_model, CAPACITY_WIDTHS, act, train=trained_memory)
     with right:
         x, title = np.array(CAPACITY_WIDTHS, float), "recall after training at each width"
-        show(figures.curves(x, {"recall": by_width}, title, "recall", "d_ff"), toy.presenter)
+        show(figures.curves(x, {"recall": by_width}, title, "d_ff", "recall"), toy.presenter)
 few = (
     " And with only a dozen facts, two or three neurons already suffice, because the readout "
     "against every word does much of the work; a single neuron can only point one way and "

@@ -76,8 +76,8 @@ show(
         ratio,
         {"standard FFN (2 matrices)": 2 * ratio / 4, "SwiGLU (3 matrices)": 3 * ratio / 4},
         "FFN weights ÷ attention weights (4·d²), by d_ff ÷ d_model",
-        "FFN ÷ attention",
         "d_ff ÷ d_model",
+        "FFN ÷ attention",
     ),
     toy.presenter,
 )

@@ -101,7 +101,7 @@ def test_matrix_heatmap_and_contour_are_centred_on_zero():
 
 def test_curves_and_log_lines_keep_their_series():
     z = np.linspace(-1, 1, 11)
-    fig = figures.curves(z, {"relu": np.maximum(z, 0), "id": z}, "t", "y")
+    fig = figures.curves(z, {"relu": np.maximum(z, 0), "id": z}, "t", "z", "y")
     assert [t.name for t in fig.data] == ["relu", "id"]
     np.testing.assert_allclose(fig.data[0].y, np.maximum(z, 0))
     logs = figures.log_lines(
