@@ -1,4 +1,4 @@
-"""Weights in and out: NPZ and JSON files, and a compact text form for URLs.
+"""Weights in and out as files: NPZ and JSON.
 
 Everything that arrives from outside is checked here before the app uses it: names,
 shapes, dtypes, finiteness and size. Nothing is unpickled or executed.
@@ -14,6 +14,7 @@ import zipfile
 import numpy as np
 
 from ffn_core.ffn import check_weights
+from ffn_core.typed_numbers import MAX_MAGNITUDE
 
 WEIGHT_NAMES = ("W1", "b1", "W2", "b2")
 MAX_D_MODEL, MAX_D_FF = 1024, 4096
@@ -29,7 +30,6 @@ MAX_FILE_BYTES = 8_000_000
 # 2.2 MB in float64, so a zip bomb is refused before it is unpacked, and a slightly too
 # large model gets to hear the reason (check_upload_size) rather than this limit.
 MAX_UNPACKED_BYTES = MAX_FILE_BYTES
-MAX_MAGNITUDE = 1e6  # |w| and |x| larger than this overflow nothing, but teach nothing
 JSON_EXTRA_KEYS = {"orientation"}  # written by weights_to_json as a note for people
 JSON_DEPTH = 3  # {"W1": [[...]]}: an object of arrays of arrays
 
@@ -201,43 +201,3 @@ def read_json(data: bytes) -> dict:
     if not isinstance(arrays, dict):
         raise ValueError("the JSON must be an object with keys W1, b1, W2, b2")
     return arrays
-
-
-def encode_numbers(arr: np.ndarray) -> str:
-    """A compact URL-safe text form of an array's values: shortest exact decimals, '_'-joined."""
-    return "_".join(repr(float(v)).removesuffix(".0") for v in np.ravel(arr))
-
-
-def decode_numbers(text: str, shape: tuple[int, ...]) -> np.ndarray:
-    """The inverse of encode_numbers, for an array of the given shape; ValueError if unfit."""
-    parts = text.split("_") if text else []
-    size = int(np.prod(shape))
-    if len(parts) != size:
-        raise ValueError(f"expected {size} numbers for shape {shape}, found {len(parts)}")
-    try:
-        values = np.array([float(p) for p in parts])
-    except ValueError as err:
-        raise ValueError("the numbers could not be read") from err
-    if not np.all(np.isfinite(values)):
-        raise ValueError("NaN or infinite values")
-    if np.any(np.abs(values) > MAX_MAGNITUDE):
-        raise ValueError(f"values beyond ±{MAX_MAGNITUDE:,.0f}")
-    return values.reshape(shape)
-
-
-def encode_arrays(arrays: list[np.ndarray]) -> str:
-    """Several arrays in one URL value, separated by '~'."""
-    return "~".join(encode_numbers(arr) for arr in arrays)
-
-
-def decode_arrays(text: str, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
-    """Arrays from encode_arrays' form, for the given shapes; ValueError if they do not fit."""
-    parts = text.split("~")
-    if len(parts) != len(shapes):
-        raise ValueError(f"expected {len(shapes)} arrays, found {len(parts)}")
-    return [decode_numbers(part, shape) for part, shape in zip(parts, shapes, strict=True)]
-
-
-def weight_shapes(d_model: int, d_ff: int) -> dict[str, tuple[int, ...]]:
-    """The shape of each of W1, b1, W2, b2."""
-    return {"W1": (d_model, d_ff), "b1": (d_ff,), "W2": (d_ff, d_model), "b2": (d_model,)}

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core.weights_io import MAX_MAGNITUDE, decode_arrays, encode_arrays
+from ffn_core.typed_numbers import MAX_MAGNITUDE, decode_arrays, encode_arrays
 
 Arrays = dict[str, np.ndarray]
 

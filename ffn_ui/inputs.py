@@ -8,8 +8,9 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
+from ffn_core.shapes import weight_shapes
 from ffn_core.tokens import MAX_TOKENS, split_words
-from ffn_core.weights_io import encode_arrays, weight_shapes
+from ffn_core.typed_numbers import encode_arrays
 from ffn_ui import editing
 from ffn_ui.labels import labels, token_labels
 from ffn_ui.model import MAX_EDIT, random_tokens, random_weights, sentence_vectors

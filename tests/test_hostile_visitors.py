@@ -19,10 +19,10 @@ from pages_helpers import ALL_PAGES, ANSWERS, MEMORY, NEURONS, open_page, warnin
 
 from ffn_core.init import init_weights
 from ffn_core.training import TrainResult
+from ffn_core.typed_numbers import encode_arrays
 from ffn_core.weights_io import (
     MAX_FILE_BYTES,
     MAX_UPLOAD_WEIGHTS,
-    encode_arrays,
     weights_from_file,
     weights_to_npz,
 )

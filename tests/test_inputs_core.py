@@ -13,14 +13,8 @@ import pytest
 from ffn_core import ffn_forward, neuron_order
 from ffn_core.init import init_weights, lesson_example
 from ffn_core.tokens import embed_words, split_words, word_vector
-from ffn_core.weights_io import (
-    MAX_FILE_BYTES,
-    decode_arrays,
-    encode_arrays,
-    weights_from_file,
-    weights_to_json,
-    weights_to_npz,
-)
+from ffn_core.typed_numbers import decode_arrays, encode_arrays
+from ffn_core.weights_io import MAX_FILE_BYTES, weights_from_file, weights_to_json, weights_to_npz
 
 
 def test_words_are_lower_case_and_capped():

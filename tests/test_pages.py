@@ -22,7 +22,7 @@ from pages_helpers import (
 from plotly_data import decode
 
 from ffn_core.activations import gelu
-from ffn_core.weights_io import encode_arrays
+from ffn_core.typed_numbers import encode_arrays
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
