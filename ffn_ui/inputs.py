@@ -13,7 +13,8 @@ from ffn_core.tokens import MAX_TOKENS, split_words
 from ffn_core.typed_numbers import encode_arrays
 from ffn_ui import editing
 from ffn_ui.labels import labels, token_labels
-from ffn_ui.model import MAX_EDIT, random_tokens, random_weights, sentence_vectors
+from ffn_ui.shared_arrays import random_tokens, random_weights, sentence_vectors
+from ffn_ui.toy import MAX_EDIT
 from ffn_ui.url import bound_number, bound_text, forget_url_value, register
 
 DEFAULT_TEXT = "the cat sat on the mat"

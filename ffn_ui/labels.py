@@ -16,3 +16,14 @@ def token_labels(words: list[str], start: int = 1) -> list[str]:
 def position_labels(B: int, T: int) -> list[str]:
     """One label per (sequence, position), in the order the rows of (B·T, ·) arrays go."""
     return [f"seq {b + 1}, pos {t + 1}" for b in range(B) for t in range(T)]
+
+
+def repeated_word(labels: list[str]) -> tuple[str, int, int] | None:
+    """The first word that occurs twice in labels from token_labels, and its two rows."""
+    first: dict[str, int] = {}
+    for row, label in enumerate(labels):
+        word = label.split(": ", 1)[-1]
+        if word in first:
+            return word, first[word], row
+        first[word] = row
+    return None

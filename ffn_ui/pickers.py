@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ffn_ui.labels import labels
-from ffn_ui.model import Toy
+from ffn_ui.toy import Toy
 from ffn_ui.url import bound_select
 
 

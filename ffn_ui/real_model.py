@@ -18,8 +18,8 @@ from ffn_core.corpus import TopTokens, load_corpus, load_index, top_activating_t
 from ffn_core.model_files import ENV_VAR, MODEL_FILES, download_minilm, find_model_dir
 from ffn_core.pretrained import Edit, MiniLM, Trace, cosine, load_minilm
 from ffn_ui.labels import token_labels
-from ffn_ui.model import read_only
 from ffn_ui.real_model_tables import activations_csv
+from ffn_ui.shared_arrays import read_only
 
 log = logging.getLogger(__name__)
 DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)

@@ -15,7 +15,7 @@ from ffn_core import ACTIVATIONS
 from ffn_core.swiglu import swiglu_slices
 from ffn_ui import figures
 from ffn_ui.display import show
-from ffn_ui.model import ACTIVATION_LABELS as NAMES
+from ffn_ui.toy import ACTIVATION_LABELS as NAMES
 from ffn_ui.url import bound_multiselect, bound_slider, bound_toggle
 
 SLICES = ("SwiGLU, gate = up = z", "SwiGLU, up = 1")  # one-input slices of SwiGLU

@@ -14,8 +14,7 @@ from ffn_core import (
 )
 from ffn_ui import figures
 from ffn_ui.display import show
-from ffn_ui.labels import labels
-from ffn_ui.model import repeated_word
+from ffn_ui.labels import labels, repeated_word
 from ffn_ui.neurons import strongest_table, view_controls
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token_and_neuron

@@ -11,11 +11,11 @@ from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
-from ffn_ui.model import ACTIVATION_LABELS
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
 from ffn_ui.sections import SLICES, curves_section
 from ffn_ui.setup import setup
+from ffn_ui.toy import ACTIVATION_LABELS
 
 INTRO = (
     "The activation is the only bend in the FFN. ReLU, from the original Transformer "

@@ -10,11 +10,11 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
 from ffn_ui.labels import labels
-from ffn_ui.model import expert
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token, tokens_gone
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
+from ffn_ui.shared_arrays import expert
 from ffn_ui.url import bound_slider
 
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most

@@ -1,59 +1,13 @@
-"""The model every page works on: sizes, activation, weights and tokens, from the sidebar."""
+"""Arrays that every session shares read-only: weights, token vectors and experts drawn
+once per setting and kept in bounded process-wide caches."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 from ffn_core.init import init_weights
 from ffn_core.tokens import embed_words
-
-# What the sidebar shows -> the core's activation names. Short labels keep URLs readable.
-ACTIVATION_LABELS = {
-    "ReLU": "relu",
-    "GELU": "gelu",
-    "GELU-tanh": "gelu_tanh",
-    "SiLU": "silu",
-    "none": "identity",
-}
-MAX_EDIT = 16  # weights are editable in tables up to d_model, d_ff <= 16
-
-
-@dataclass(frozen=True)
-class Toy:
-    """The sidebar's toy FFN and its tokens: what a page needs to run it and label its figures."""
-
-    d_model: int
-    d_ff: int
-    activation: str  # a key of ffn_core.ACTIVATIONS
-    activation_label: str
-    weights: dict[str, np.ndarray]  # W1 (d_model, d_ff), b1, W2 (d_ff, d_model), b2
-    x: np.ndarray  # (T, d_model)
-    token_labels: list[str]  # T labels, unique, in order
-    presenter: bool
-    tokens_from: str = "sentence"  # "sentence", "random" or "edited"
-
-    @property
-    def T(self) -> int:
-        return self.x.shape[0]
-
-    @property
-    def W1(self) -> np.ndarray:  # (d_model, d_ff): column j is neuron j's key
-        return self.weights["W1"]
-
-    @property
-    def b1(self) -> np.ndarray:  # (d_ff,)
-        return self.weights["b1"]
-
-    @property
-    def W2(self) -> np.ndarray:  # (d_ff, d_model): row j is neuron j's value
-        return self.weights["W2"]
-
-    @property
-    def b2(self) -> np.ndarray:  # (d_model,)
-        return self.weights["b2"]
 
 
 def read_only(arrays):
@@ -99,17 +53,6 @@ def sentence_vectors(words: tuple[str, ...], d_model: int) -> np.ndarray:
 def random_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
     """T standard-normal token vectors, seeded apart from the weights' seed."""
     return np.random.default_rng([seed, 1]).standard_normal((T, d_model))
-
-
-def repeated_word(labels: list[str]) -> tuple[str, int, int] | None:
-    """The first word that occurs twice in labels from token_labels, and its two rows."""
-    first: dict[str, int] = {}
-    for row, label in enumerate(labels):
-        word = label.split(": ", 1)[-1]
-        if word in first:
-            return word, first[word], row
-        first[word] = row
-    return None
 
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)

@@ -1,0 +1,52 @@
+"""The toy every page works on: its sizes, activation, weights and tokens, from the sidebar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# What the sidebar shows -> the core's activation names. Short labels keep URLs readable.
+ACTIVATION_LABELS = {
+    "ReLU": "relu",
+    "GELU": "gelu",
+    "GELU-tanh": "gelu_tanh",
+    "SiLU": "silu",
+    "none": "identity",
+}
+MAX_EDIT = 16  # weights are editable in tables up to d_model, d_ff <= 16
+
+
+@dataclass(frozen=True)
+class Toy:
+    """The sidebar's toy FFN and its tokens: what a page needs to run it and label its figures."""
+
+    d_model: int
+    d_ff: int
+    activation: str  # a key of ffn_core.ACTIVATIONS
+    activation_label: str
+    weights: dict[str, np.ndarray]  # W1 (d_model, d_ff), b1, W2 (d_ff, d_model), b2
+    x: np.ndarray  # (T, d_model)
+    token_labels: list[str]  # T labels, unique, in order
+    presenter: bool
+    tokens_from: str = "sentence"  # "sentence", "random" or "edited"
+
+    @property
+    def T(self) -> int:
+        return self.x.shape[0]
+
+    @property
+    def W1(self) -> np.ndarray:  # (d_model, d_ff): column j is neuron j's key
+        return self.weights["W1"]
+
+    @property
+    def b1(self) -> np.ndarray:  # (d_ff,)
+        return self.weights["b1"]
+
+    @property
+    def W2(self) -> np.ndarray:  # (d_ff, d_model): row j is neuron j's value
+        return self.weights["W2"]
+
+    @property
+    def b2(self) -> np.ndarray:  # (d_model,)
+        return self.weights["b2"]
