@@ -85,7 +85,7 @@ def minilm() -> MiniLM:
 
 
 @st.cache_resource(
-    max_entries=1, show_spinner="Running the model over the 285-sentence corpus, once …"
+    max_entries=1, show_spinner="Running the model over its corpus of short sentences, once …"
 )
 def corpus_top_tokens() -> TopTokens:
     """The shipped index when it fits these weights (no work), else made here, once."""

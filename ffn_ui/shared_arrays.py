@@ -19,7 +19,7 @@ def read_only(arrays):
 # Weights are cached in two tiers, so that a visitor asking for seed after seed at the caps
 # cannot hold more than two large sets (at most 67 MB each, float64 at 1024 x 4096), while
 # a class exploring small models keeps many. Below the threshold an entry holds at most
-# 0.27 MB; a miss on a large one costs a fraction of a second to draw again.
+# 0.27 MB; a miss on a large one only draws it again.
 SMALL_WEIGHTS = 16_384  # d_model * d_ff
 
 

@@ -1,6 +1,6 @@
 """Helpers for the real-browser tests: the app server, Chromium, and waiting for reruns.
 
-These follow ../shared/TESTING.md: Debian's Chromium driven by Python Playwright, the app
+Debian's Chromium driven by Python Playwright, the app
 started headless on a free port and stopped by process group, and reruns counted from the
 websocket's `script_finished` messages rather than from DOM flags.
 """
