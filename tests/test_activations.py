@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SCALAR_ACTIVATIONS
+from helpers import SCALAR_ACTIVATIONS
 
 from ffn_core import ACTIVATIONS, get_activation
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import random_ffn
+from helpers import random_ffn
 
 from ffn_core import (
     collapse,

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from plotly_data import chart_traces, decode
-from streamlit.testing.v1 import AppTest
-
-TIMEOUT = 30  # the first run imports pandas and plotly
+from helpers import app_test, chart_traces, decode
 
 
 @pytest.fixture
 def home():
-    return AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    return app_test()
 
 
 def plotted_output(at) -> np.ndarray:
@@ -161,7 +158,7 @@ def test_every_term_the_issue_lists_is_explained_in_the_glossary():
     assert {"d_model = C = D", "d_ff = H", "B", "T", "x @ W, here", "W @ x, in lesson 000"} <= set(
         NOTATION
     )
-    from pages_helpers import GLOSSARY, open_page
+    from helpers import GLOSSARY, open_page
 
     at = open_page(GLOSSARY)
     shown = " ".join(m.value for m in at.markdown)

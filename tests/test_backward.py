@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import numerical_grad, random_ffn
+from helpers import numerical_grad, random_ffn
 
 import ffn_core.gradcheck
 from ffn_core import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import numerical_grad
+from helpers import numerical_grad
 
 from ffn_core.bert import (
     AttentionWeights,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages_helpers import ALL_PAGES, ANSWERS, GLOSSARY, click, open_page
+from helpers import ALL_PAGES, ANSWERS, GLOSSARY, click, open_page
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import loop_ffn, random_ffn
+from helpers import loop_ffn, random_ffn
 
 from ffn_core import ACTIVATIONS, ffn_backward, ffn_forward, ffn_forward_flat
 

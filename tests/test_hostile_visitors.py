@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pages_helpers import ALL_PAGES, ANSWERS, MEMORY, NEURONS, open_page, warnings_text
+from helpers import ALL_PAGES, ANSWERS, MEMORY, NEURONS, edit_table, open_page, warnings_text
 
 from ffn_core.init import init_weights
 from ffn_core.training import TrainResult
@@ -159,11 +159,7 @@ def test_an_upload_with_1e308_is_refused():
 def test_a_table_cell_of_1e308_keeps_its_previous_value():
     at = open_page(NEURONS, {"init": "hand-edited", "d_model": "2", "d_ff": "2"})
     version = at.session_state["hand_weights_version"]
-    at.session_state[f"edit_W1_{version}"] = {
-        "edited_rows": {0: {"n1": HUGE}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
+    edit_table(at, f"edit_W1_{version}", {0: {"n1": HUGE}})
     at.run()
     assert not at.exception
     assert "W1: 1 cell(s) were not a number within ±1,000,000" in warnings_text(at)
@@ -211,11 +207,7 @@ def test_a_memory_lab_table_that_cannot_be_learned_stops_within_its_budget():
 
     rows = [{"subject": s, "object": o} for s in VOCAB[:8] for o in VOCAB[8:16]]
     at = open_page(MEMORY, {"d_model": "1024", "mem_dff": "256", "capacity": "true"})
-    at.session_state["facts_countries → capitals"] = {
-        "edited_rows": {},
-        "added_rows": rows,
-        "deleted_rows": list(range(12)),
-    }
+    edit_table(at, "facts_countries → capitals", {}, added=rows, deleted=list(range(12)))
     started = time.process_time()
     at.run(timeout=120)
     spent = time.process_time() - started

@@ -9,6 +9,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from helpers import npz_bytes
 
 from ffn_core import ffn_forward, neuron_order
 from ffn_core.init import init_weights, lesson_example
@@ -72,12 +73,6 @@ def test_npz_and_json_round_trip():
         back = weights_from_file(data, name)
         for key in w:
             np.testing.assert_array_equal(back[key], w[key])
-
-
-def npz_bytes(**arrays) -> bytes:
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
 
 
 def test_a_pickled_npz_is_refused_and_never_unpickled():

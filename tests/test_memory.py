@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pages_helpers import MEMORY, open_page, warnings_text
+from helpers import MEMORY, edit_table, open_page, warnings_text
 
 from ffn_core.memory import (
     FACT_TABLES,
@@ -251,11 +251,7 @@ def test_ablating_the_top_neurons_breaks_the_fact(fresh_caches):
 def test_pairs_outside_the_vocabulary_are_left_out_with_a_note(fresh_caches):
     at = open_page(MEMORY)
     key = "facts_countries → capitals"
-    at.session_state[key] = {
-        "edited_rows": {0: {"object": "london"}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
+    edit_table(at, key, {0: {"object": "london"}})
     at.run()
     assert not at.exception
     assert "france → london" in warnings_text(at)

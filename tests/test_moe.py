@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import loop_ffn
+from helpers import loop_ffn
 
 from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, model_params, quadratic_crossover
 from ffn_core.costs import moe_flops_per_token

@@ -7,10 +7,12 @@ import json
 
 import numpy as np
 import pytest
-from pages_helpers import (
+from helpers import (
     KEY_VALUE,
     NEURONS,
     click,
+    decode,
+    edit_table,
     expected_default_model,
     heatmap,
     open_page,
@@ -19,7 +21,6 @@ from pages_helpers import (
     traces,
     warnings_text,
 )
-from plotly_data import decode
 
 from ffn_core.activations import gelu
 from ffn_core.typed_numbers import encode_arrays
@@ -170,11 +171,7 @@ def test_a_link_with_unfitting_hand_weights_falls_back_with_a_note():
 def test_editing_a_weight_cell_changes_the_model_and_the_link():
     at = click(open_page(KEY_VALUE), "Lesson")
     version = at.session_state["hand_weights_version"]
-    at.session_state[f"edit_W1_{version}"] = {
-        "edited_rows": {0: {"n2": 3.0}},  # key of neuron 2 becomes [3, -1]
-        "added_rows": [],
-        "deleted_rows": [],
-    }
+    edit_table(at, f"edit_W1_{version}", {0: {"n2": 3.0}})  # key of neuron 2 becomes [3, -1]
     at.run()
     assert not at.exception
     assert at.session_state["hand_weights"]["W1"][0, 1] == 3.0
@@ -186,11 +183,7 @@ def test_editing_a_weight_cell_changes_the_model_and_the_link():
 def test_editing_x_in_the_table_changes_the_token():
     at = click(open_page(KEY_VALUE), "Lesson")
     version = at.session_state["edited_x_version"]
-    at.session_state[f"edit_x_{version}"] = {
-        "edited_rows": {0: {"x2": 1.0}},  # x = [1, 1]: now the "agree" key fires
-        "added_rows": [],
-        "deleted_rows": [],
-    }
+    edit_table(at, f"edit_x_{version}", {0: {"x2": 1.0}})  # x = [1, 1]: now the "agree" key fires
     at.run()
     np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [2.0, 0.0])
     assert at.query_params["x"] == "1_1"
@@ -244,11 +237,7 @@ def test_the_chosen_token_and_neuron_come_from_the_link():
 def test_a_bad_cell_gets_a_note_and_changes_nothing(bad):
     at = click(open_page(KEY_VALUE), "Lesson")
     version = at.session_state["hand_weights_version"]
-    at.session_state[f"edit_W1_{version}"] = {
-        "edited_rows": {0: {"n2": bad}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
+    edit_table(at, f"edit_W1_{version}", {0: {"n2": bad}})
     at.run()
     assert not at.exception
     assert "not a number within ±1,000,000" in warnings_text(at)

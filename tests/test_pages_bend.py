@@ -7,27 +7,23 @@ import math
 
 import numpy as np
 import pytest
-from pages_helpers import (
+from helpers import (
     ACTIVATIONS,
     ANSWERS,
     COLLAPSE,
     POSITION_WISE,
+    decode,
     expected_default_model,
+    metric,
     open_page,
     traces,
     warnings_text,
 )
-from plotly_data import decode
 
 from ffn_core.costs import swiglu_d_ff
 from ffn_core.init import init_weights
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
-
-
-def metric(at, label_start: str) -> str:
-    (m,) = [m for m in at.metric if m.label.startswith(label_start)]
-    return m.value
 
 
 # --- Activations ------------------------------------------------------------------------

@@ -6,17 +6,17 @@ import json
 
 import numpy as np
 import pytest
-from pages_helpers import (
+from helpers import (
     ANSWERS,
     BACKPROP,
     TRAPS,
+    decode,
     expected_default_model,
     open_page,
     relu,
     traces,
     warnings_text,
 )
-from plotly_data import decode
 
 from ffn_core import ffn_forward_flat
 

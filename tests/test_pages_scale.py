@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pages_helpers import ANSWERS, MOE, SCALE, open_page, shown_table, traces, warnings_text
-from plotly_data import decode
+from helpers import ANSWERS, MOE, SCALE, decode, open_page, shown_table, traces, warnings_text
 
 from ffn_core import MODEL_SHAPES, attention_flops, model_params, quadratic_crossover
 from ffn_core.costs import moe_flops_per_token, moe_params

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import numerical_grad
+from helpers import numerical_grad
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import streamlit as st
-from pages_helpers import REAL_MODEL, heatmap, open_page, traces, warnings_text
-from plotly_data import decode
+from helpers import REAL_MODEL, decode, heatmap, metric, open_page, traces, warnings_text
 
 import ffn_ui.real_model as rm
 from ffn_core.pretrained import Edit, cosine
@@ -21,11 +20,6 @@ def fresh_runs(minilm):
     rm.run.clear()
     rm.edited_states.clear()
     rm.attribution.clear()
-
-
-def metric(at, label: str) -> str:
-    (found,) = [m for m in at.metric if m.label == label]
-    return found.value
 
 
 def button(at, label_start: str):

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pages_helpers import (
+from helpers import (
     KEY_VALUE,
     NEURONS,
     click,
+    decode,
     expected_default_model,
     heatmap,
     open_page,
     relu,
 )
-from plotly_data import decode
 
 from ffn_core.init import init_weights
 from ffn_core.weights_io import weights_to_npz

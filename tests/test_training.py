@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import numerical_grad, random_ffn
+from helpers import numerical_grad, random_ffn
 
 from ffn_core import ffn_backward, ffn_forward, gradient_check
 from ffn_core.analysis import collapse_stack, run_stack

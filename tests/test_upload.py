@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
-from pages_helpers import NEURONS, heatmap, open_page, relu
-from plotly_data import decode
+from helpers import NEURONS, decode, heatmap, npz_bytes, open_page, relu
 
 from ffn_core.init import init_weights
 from ffn_core.tokens import embed_words
@@ -17,19 +14,13 @@ from ffn_ui.files import apply_upload
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
-def npz(**arrays) -> bytes:
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
-
-
 GOOD = init_weights(3, 7, "normal", seed=9)
 BAD = {
-    "pickled": npz(
+    "pickled": npz_bytes(
         W1=np.array([object()], dtype=object), b1=GOOD["b1"], W2=GOOD["W2"], b2=GOOD["b2"]
     ),
-    "wrong shape": npz(**{**GOOD, "W1": GOOD["W1"].T}),
-    "NaN": npz(**{**GOOD, "b2": np.array([0.0, np.nan, 1.0])}),
+    "wrong shape": npz_bytes(**{**GOOD, "W1": GOOD["W1"].T}),
+    "NaN": npz_bytes(**{**GOOD, "b2": np.array([0.0, np.nan, 1.0])}),
     "non-numeric JSON": b'{"W1": [["a"]], "b1": [1], "W2": [[1]], "b2": [1]}',
     "oversized": b"\0" * (8_000_000 + 1),
 }

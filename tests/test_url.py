@@ -4,7 +4,7 @@ default, never an exception."""
 from __future__ import annotations
 
 import pytest
-from pages_helpers import (
+from helpers import (
     ACTIVATIONS,
     ANSWERS,
     BACKPROP,

@@ -10,7 +10,7 @@ import math
 
 import pytest
 import streamlit as st
-from pages_helpers import ALL_PAGES, ANSWERS, link_noted, open_page, warnings_text
+from helpers import ALL_PAGES, ANSWERS, link_noted, open_page, warnings_text
 
 from ffn_ui.url import REGISTRY_KEY
 

@@ -1,0 +1,233 @@
+"""The tests' shared helpers, in one place.
+
+- the machine: `require` fails in CI when something a test needs is missing, else skips;
+- the core: scalar activations written from their formulas, an FFN in explicit loops,
+  random weights on any shape, and centred differences;
+- the pages: opening one in AppTest as a link would, and reading back its charts, metrics,
+  notes and tables.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ffn_core.init import init_weights
+from ffn_core.tokens import embed_words
+
+# --- the machine -----------------------------------------------------------------------
+
+
+def require(present: bool, reason: str) -> None:
+    if present:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"this test must run in CI: {reason}")
+    pytest.skip(reason)
+
+
+# --- the core --------------------------------------------------------------------------
+
+
+def _silu_scalar(z: float) -> float:
+    # Two branches so exp never overflows: z / (1 + e^-z) = z e^z / (1 + e^z).
+    if z >= 0:
+        return z / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return z * e / (1.0 + e)
+
+
+def _gelu_tanh_scalar(z: float) -> float:
+    # 0.5 z (1 + tanh(u)); for u < 0, 1 + tanh(u) = 2 e^{2u} / (1 + e^{2u}) avoids cancelling.
+    u = math.sqrt(2.0 / math.pi) * (z + 0.044715 * z**3)
+    if u >= 0:
+        return 0.5 * z * (1.0 + math.tanh(u))
+    e = math.exp(2.0 * u)
+    return z * e / (1.0 + e)
+
+
+# Scalar versions written from the textbook formulas with the math module only, so they
+# share no code with ffn_core. Phi(z) = erfc(-z / sqrt 2) / 2 stays accurate for z << 0,
+# where 1 + erf(z / sqrt 2) would cancel.
+SCALAR_ACTIVATIONS = {
+    "relu": lambda z: z if z > 0 else 0.0,
+    "gelu": lambda z: z * 0.5 * math.erfc(-z / math.sqrt(2.0)),
+    "gelu_tanh": lambda z: _gelu_tanh_scalar(z),
+    "silu": _silu_scalar,
+    "identity": lambda z: z,
+}
+
+
+def loop_ffn(x, W1, b1, W2, b2, activation="relu"):
+    """The FFN with explicit Python loops over positions, neurons and coordinates (float64)."""
+    act = SCALAR_ACTIVATIONS[activation]
+    x = np.asarray(x, dtype=np.float64)
+    C, H = W1.shape
+    rows = x.reshape(-1, C)
+    out = np.zeros_like(rows)
+    for n, row in enumerate(rows):
+        h = [act(sum(row[c] * W1[c, j] for c in range(C)) + b1[j]) for j in range(H)]
+        for c in range(C):
+            out[n, c] = sum(h[j] * W2[j, c] for j in range(H)) + b2[c]
+    return out.reshape(x.shape)
+
+
+def random_ffn(rng, d_model, d_ff, scale=0.5, dtype=np.float64):
+    """W1 (d_model, d_ff), b1, W2 (d_ff, d_model), b2 drawn from a normal distribution."""
+    W1 = rng.standard_normal((d_model, d_ff)) * scale
+    b1 = rng.standard_normal(d_ff) * scale
+    W2 = rng.standard_normal((d_ff, d_model)) * scale
+    b2 = rng.standard_normal(d_model) * scale
+    return tuple(a.astype(dtype) for a in (W1, b1, W2, b2))
+
+
+def numerical_grad(f, arr, eps=1e-6):
+    """Centred differences of the scalar f() with respect to every entry of arr, in place."""
+    grad = np.zeros_like(arr, dtype=np.float64)
+    for idx in np.ndindex(arr.shape):
+        original = arr[idx]
+        arr[idx] = original + eps
+        plus = f()
+        arr[idx] = original - eps
+        minus = f()
+        arr[idx] = original
+        grad[idx] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def npz_bytes(**arrays) -> bytes:
+    """An NPZ file of these arrays, as a visitor would upload it."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+# --- the pages -------------------------------------------------------------------------
+
+TIMEOUT = 30  # seconds: a first run imports pandas and plotly
+NEURONS, KEY_VALUE = "pages/1_Neurons.py", "pages/2_Key_value_memory.py"
+ACTIVATIONS, COLLAPSE = "pages/3_Activations.py", "pages/4_Collapse.py"
+POSITION_WISE = "pages/5_Position-wise.py"
+BACKPROP, TRAPS = "pages/6_Backprop.py", "pages/7_Traps.py"
+SCALE, MOE = "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py"
+MEMORY, REAL_MODEL = "pages/10_Memory_lab.py", "pages/11_Real_model.py"
+GLOSSARY = "pages/12_Glossary.py"
+ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BACKPROP, TRAPS,
+             SCALE, MOE, MEMORY, REAL_MODEL, GLOSSARY]  # fmt: skip
+# Pages that wait for the learner's prediction before drawing everything.
+ANSWERS = {
+    COLLAPSE: {"guess": "no"},
+    TRAPS: {"guess_stride": "the same answer", "guess_t": "the same answer", "guess_clamp": "no"},
+    SCALE: {"guess_share": "about two thirds"},
+    POSITION_WISE: {"guess_rows_moved": "only its own row"},
+    BACKPROP: {
+        "guess_precision": "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
+        "guess_dw1": "exactly zero",
+    },
+}
+DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
+
+
+def app_test(page: str | None = None, query: dict | None = None) -> AppTest:
+    """A fresh session on `page` (None: home), as if opened by a link with `query`, not
+    yet run."""
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    if page:
+        at.switch_page(page)
+    return at
+
+
+def open_page(page: str | None = None, query: dict | None = None) -> AppTest:
+    """A fresh session on `page` (None: home), as if opened by a link with `query`, run."""
+    return app_test(page, query).run()
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    (button,) = [b for b in at.sidebar.button if b.label == label]
+    return button.click().run()
+
+
+def traces(at: AppTest, chart: int) -> list[dict]:
+    return chart_traces(at)[chart]
+
+
+def trace_y(at: AppTest, chart: int, name: str | None = None, kind: str | None = None):
+    """y of the first trace on the chart matching a name or a type."""
+    for t in traces(at, chart):
+        if (name is None or t.get("name") == name) and (kind is None or t["type"] == kind):
+            return decode(t["y"])
+    raise KeyError(f"no trace named {name!r} of type {kind!r} on chart {chart}")
+
+
+def heatmap(at: AppTest) -> dict:
+    (trace,) = [t for t in traces(at, 0) if t["type"] == "heatmap"]
+    return trace
+
+
+def expected_default_model(d_model=4, d_ff=16, seed=0, words=DEFAULT_WORDS):
+    """x and weights rebuilt from the core, not through the UI."""
+    return embed_words(words, d_model), init_weights(d_model, d_ff, "normal", seed)
+
+
+def warnings_text(at: AppTest) -> str:
+    return " | ".join(w.value for w in [*at.warning, *at.info, *at.error])
+
+
+def shown_table(at: AppTest, index: int = 0):
+    """A styled table's cells as the learner sees them (Styler's display strings)."""
+    import pyarrow as pa
+
+    styler = at.dataframe[index].proto.arrow_data.styler
+    return pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+
+
+def link_noted(text: str, key: str, raw: str) -> bool:
+    """Whether a note says the page's address set `key` to `raw` (quoted, a long value cut),
+    or to a text too long to use whole."""
+    said = f"address set {key} to"
+    return said in text and (raw[:40] in text or f"of {len(raw):,} characters" in text)
+
+
+def relu(z):
+    return np.maximum(z, 0)
+
+
+def metric(at: AppTest, label: str) -> str:
+    """The value of the one metric whose label starts with `label`."""
+    (found,) = [m for m in at.metric if m.label.startswith(label)]
+    return found.value
+
+
+def edit_table(at: AppTest, key: str, rows: dict | None = None, added=(), deleted=()) -> None:
+    """Queue what st.data_editor sends when a person edits cells, adds or deletes rows;
+    the next run applies it."""
+    at.session_state[key] = {
+        "edited_rows": rows or {},
+        "added_rows": list(added),
+        "deleted_rows": list(deleted),
+    }
+
+
+def decode(values) -> np.ndarray:
+    """Plotly 6+ encodes NumPy arrays as {"dtype", "bdata" (base64), "shape"}; lists stay lists."""
+    if isinstance(values, dict) and "bdata" in values:
+        arr = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        shape = values.get("shape")
+        if isinstance(shape, str):
+            shape = [int(s) for s in shape.split(",")]
+        return arr.reshape(shape) if shape else arr
+    return np.asarray(values)
+
+
+def chart_traces(app_test) -> list[list[dict]]:
+    """The traces of every Plotly chart on an AppTest page, in page order."""
+    return [json.loads(chart.proto.spec)["data"] for chart in app_test.get("plotly_chart")]
