@@ -9,27 +9,10 @@ from __future__ import annotations
 
 import time
 from datetime import date
-from pathlib import Path
 
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 
-from harness.caps import MAX, PAGES
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in {**MAX, **extra}.items():
-        at.query_params[key] = value
-    if page:
-        at.switch_page(page)
-    return at
-
-
-def largest_chart(at: AppTest) -> int:
-    return max((len(c.proto.spec) for c in at.get("plotly_chart")), default=0)
+from harness.caps import PAGES, at_max, largest_chart
 
 
 def main() -> None:

@@ -9,7 +9,12 @@ expensive link.
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlencode
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository: app.py and pages/
 
 MAX = {"d_model": "1024", "d_ff": "4096", "tokens": "random", "T": "64", "act": "GELU"}
 PAGES = {
@@ -73,3 +78,18 @@ COSTLIEST_LINKS["Memory_lab"] += [
     urlencode({**MAX, **COLD, "mem_dff": "256", "act": "SiLU"}),
 ]
 COSTLIEST_LINKS["Collapse"] += [urlencode({**MAX, **COLD, "L": "12"})]  # before a guess
+
+
+def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
+    """An AppTest session on `page` (None: home) opened by a link at the caps, not yet run."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in {**MAX, **extra}.items():
+        at.query_params[key] = value
+    if page:
+        at.switch_page(page)
+    return at
+
+
+def largest_chart(at: AppTest) -> int:
+    """The size in bytes of the largest Plotly figure a run shipped."""
+    return max((len(c.proto.spec) for c in at.get("plotly_chart")), default=0)

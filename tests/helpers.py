@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import math
@@ -188,6 +189,35 @@ def shown_table(at: AppTest, index: int = 0):
 
     styler = at.dataframe[index].proto.arrow_data.styler
     return pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+
+
+# Settings under which a page draws controls it hides at its defaults.
+VARIANTS = [{}, {"tokens": "random"}, {"loss": "typed in"}]
+
+
+@functools.cache
+def bound_keys() -> dict[tuple, list[tuple[str, tuple]]]:
+    """Every URL-bound key and its rule, on the first page (and settings) that draws it:
+    {(page, settings as items): [(key, rule), ...]}. Read from the pages themselves (each
+    bound control registers its key as it is drawn), so a new control is tested without
+    touching the tests; computed once per run, when first asked for."""
+    import streamlit as st
+
+    from ffn_ui.url import REGISTRY_KEY
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    seen: set[str] = set()
+    groups: dict[tuple, list] = {}
+    for variant in VARIANTS:
+        for page in ALL_PAGES:
+            settings = {**ANSWERS.get(page, {}), **variant}  # every question answered
+            rules = open_page(page, settings).session_state[REGISTRY_KEY]
+            for key, rule in rules.items():
+                if key not in seen and rule[0] != "derived":
+                    seen.add(key)
+                    groups.setdefault((page, tuple(settings.items())), []).append((key, rule))
+    return groups
 
 
 def link_noted(text: str, key: str, raw: str) -> bool:

@@ -13,6 +13,7 @@ import random
 import pytest
 from browser import PAGES, go_to, open_page, server_log_tail, sidebar_links
 from browser import screenshot as save_screenshot
+from helpers import bound_keys
 from playwright.sync_api import expect
 from walk import Walker
 
@@ -208,28 +209,15 @@ def change_address(page, reruns, query: str) -> None:
     reruns.wait_for_more_than(before, page, timeout=60)
 
 
-@pytest.fixture(scope="module")
-def bound_keys() -> dict[tuple, list[tuple[str, tuple]]]:
-    """Every bound key and its rule, grouped by the page (and settings) that draws it."""
-    from test_url_fuzz import CASES
-
-    grouped: dict[tuple, list] = {}
-    for page, variant, key, rule in CASES:
-        grouped.setdefault((page, tuple(variant.items())), []).append((key, rule))
-    return grouped
-
-
 def url_path(page: str | None) -> str:
     if page is None:
         return ""
     return page.split("_", 1)[1].removesuffix(".py")
 
 
-def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(
-    server, browser, bound_keys
-):
+def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(server, browser):
     checked = []
-    for (page_file, variant), keys in bound_keys.items():
+    for (page_file, variant), keys in bound_keys().items():
         query = "".join(f"&{k}={v}" for k, v in variant)
         path = f"/{url_path(page_file)}"
         page, reruns = open_page(browser, f"{server.url}{path}?{query[1:]}", charts=None)

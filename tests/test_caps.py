@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.bench_caps import at_max, largest_chart
-from harness.caps import PAGES
+from harness.caps import PAGES, at_max, largest_chart
 
 
 @pytest.mark.parametrize("name", list(PAGES))
