@@ -1,11 +1,13 @@
-"""The fact store: training, per-neuron shares, ablation and the rank-one edit, in the core,
-and the Memory lab page in AppTest."""
+"""The fact store: training, shares, ablation and the rank-one edit, each against an
+independent computation."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import MEMORY, edit_table, open_page, warnings_text
+from helpers import MEMORY_D_FF as D_FF
+from helpers import MEMORY_D_MODEL as D_MODEL
+from helpers import setup_table
 
 from ffn_core.memory import (
     FACT_TABLES,
@@ -26,17 +28,6 @@ from ffn_core.memory import (
     vocab_embeddings,
 )
 from ffn_core.tokens import word_vector
-from ffn_ui import figures
-
-D_MODEL, D_FF = 32, 64  # the page's defaults when the sidebar's d_model is small
-
-
-def setup_table(name, d_model=D_MODEL, d_ff=D_FF, activation="relu"):
-    facts = FACT_TABLES[name]
-    result = train_memory(facts, d_model, d_ff, activation, seed=0)
-    E = vocab_embeddings(d_model)
-    subjects, objects = fact_indices(facts)
-    return facts, result, E, E[subjects], objects
 
 
 def test_vocabulary_is_small_and_covers_every_table():
@@ -199,66 +190,3 @@ def test_recall_by_width_trains_one_store_per_width_and_reads_its_last_recall():
             for i in range(len(facts))
         ]
         assert recall == np.mean([s.argmax() == o for s, o in zip(S_rows, objects, strict=True)])
-
-
-def test_the_figures_show_the_largest_shares_and_the_best_keys_and_values():
-    shares = np.random.default_rng(3).standard_normal(40)  # (d_ff,)
-    names = [f"n{j + 1}" for j in range(40)]
-    (bar,) = figures.largest_shares(shares, names, "paris").data
-    top = sorted(range(40), key=lambda j: -shares[j])[:30]
-    assert list(bar.x) == [names[j] for j in top]
-    np.testing.assert_allclose(bar.y, shares[top], rtol=1e-6)
-    assert list(bar.marker.color) == [
-        figures.FIRED if shares[j] > 0 else figures.SILENT for j in top
-    ]
-    key, value = figures.key_and_value_bars("n3", list("abcde"), shares[:5], names, shares)
-    assert list(key.data[0].y) == sorted("abcde", key=lambda c: -shares["abcde".index(c)])
-    assert list(value.data[0].y) == [names[j] for j in top[:8]]
-
-
-@pytest.mark.parametrize("table", list(FACT_TABLES))
-def test_the_page_runs_on_each_table_and_shows_the_cores_numbers(fresh_caches, table):
-    at = open_page(MEMORY, {"facts": table})
-    assert not at.exception
-    facts, result, _E, _X, _objects = setup_table(table)
-    assert at.metric[0].value == f"{len(facts)} of {len(facts)}"
-    assert at.metric[1].value == str(len(result.losses))
-
-
-def test_editing_and_resetting_on_the_page(fresh_caches):
-    query = {"facts": "countries → capitals", "fact": "france → paris", "new_obj": "rome"}
-    at = open_page(MEMORY, {**query, "apply_edit": "true"})
-    assert not any("now recalls" in s.value for s in at.success)  # a guess comes first
-    at.radio(key="guess_edit").set_value("more than two").run()
-    assert at.error[0].value.startswith("Not this time: the answer is none of them. 0 of them")
-    assert any("“france” now recalls “rome”" in s.value for s in at.success)
-    assert "Other facts whose answer changed: 0 of 11." in " ".join(c.value for c in at.caption)
-    (reset,) = [b for b in at.button if b.label == "Reset"]
-    reset.click().run()
-    assert not at.success
-    assert at.toggle(key="apply_edit").value is False
-
-
-def test_ablating_the_top_neurons_breaks_the_fact(fresh_caches):
-    at = open_page(MEMORY, {"fact": "france → paris", "topn": "20"})
-    facts, result, E, X, objects = setup_table("countries → capitals")
-    shares, _ = contributions_to(result.weights, X[0], E[objects[0]], "relu")
-    off = np.argsort(-shares, kind="stable")[:20]
-    survived = ablated_scores(result.weights, X, E, "relu", off).argmax(axis=1) == objects
-    assert at.metric[2].value == f"{survived.sum()} of {len(facts)}"
-
-
-def test_pairs_outside_the_vocabulary_are_left_out_with_a_note(fresh_caches):
-    at = open_page(MEMORY)
-    key = "facts_countries → capitals"
-    edit_table(at, key, {0: {"object": "london"}})
-    at.run()
-    assert not at.exception
-    assert "france → london" in warnings_text(at)
-    assert at.metric[0].value == "11 of 11"
-
-
-def test_the_tools_are_named_for_what_each_shows(fresh_caches):
-    text = " ".join(c.value for c in open_page(MEMORY).caption)
-    assert "vocabulary projection of Geva et al. (2022), which LM-Debugger" in text
-    assert "Neuroscope (Nanda, 2022) shows something else: the texts that make" in text

@@ -29,7 +29,7 @@ from ffn_core.weights_io import (
 from ffn_ui.files import apply_upload
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 
 
 def upload(name: str, data: bytes) -> tuple[str, str]:

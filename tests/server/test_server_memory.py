@@ -62,3 +62,30 @@ def test_forty_distinct_seeds_and_sizes_stay_under_the_ceiling(quiet_server, min
     assert grown < CEILING_MB, f"grew {grown:.0f} MB (ceiling {CEILING_MB:.0f} MB)"
     # and no moment above it by more than one link's own work (under 100 MB, bench_links)
     assert peak - warm < CEILING_MB + 100, f"peaked {peak - warm:.0f} MB above warm"
+
+
+# Eight new seeds at the caps, then five mixture-of-experts sizes of 16 experts: this took
+# a fresh server from 180 MB to 1,035 MB once.
+THIRTEEN = [("Neurons", f"d_model=1024&d_ff=4096&tokens=random&T=64&seed={s}") for s in range(8)]
+THIRTEEN += [
+    ("Mixture_of_experts", f"d_model={d}&d_ff=1024&E=16&seed={i}")
+    for i, d in enumerate((256, 250, 240, 230, 220))
+]
+
+
+def test_thirteen_links_stay_within_the_memory_budget():
+    app = AppServer("thirteen-links")
+    app.start()
+    try:
+        for page in ("Neurons", "Mixture_of_experts"):
+            with Visitor(app.port) as visitor:
+                assert not visitor.open(page).exceptions
+        warm = app.memory_mb()
+        for page, query in THIRTEEN:
+            with Visitor(app.port) as visitor:
+                assert not visitor.open(page, query).exceptions
+        grown = app.memory_mb() - warm
+    finally:
+        app.stop()
+    print(f"13 links: warm {warm:.0f} MB, grown {grown:.0f} MB")
+    assert grown < CEILING_MB, f"grew {grown:.0f} MB"

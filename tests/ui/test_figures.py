@@ -160,3 +160,18 @@ def test_a_level_line_marks_uniform_load():
 )
 def test_a_key_reads_as_its_score(key, text):
     assert figures.score_text(np.array(key, float)) == text
+
+
+def test_the_figures_show_the_largest_shares_and_the_best_keys_and_values():
+    shares = np.random.default_rng(3).standard_normal(40)  # (d_ff,)
+    names = [f"n{j + 1}" for j in range(40)]
+    (bar,) = figures.largest_shares(shares, names, "paris").data
+    top = sorted(range(40), key=lambda j: -shares[j])[:30]
+    assert list(bar.x) == [names[j] for j in top]
+    np.testing.assert_allclose(bar.y, shares[top], rtol=1e-6)
+    assert list(bar.marker.color) == [
+        figures.FIRED if shares[j] > 0 else figures.SILENT for j in top
+    ]
+    key, value = figures.key_and_value_bars("n3", list("abcde"), shares[:5], names, shares)
+    assert list(key.data[0].y) == sorted("abcde", key=lambda c: -shares["abcde".index(c)])
+    assert list(value.data[0].y) == [names[j] for j in top[:8]]

@@ -19,7 +19,7 @@ from ffn_core.corpus import load_corpus, load_index, save_index, top_activating_
 from ffn_core.model_files import ENV_VAR, MODEL_FILES, find_model_dir
 from ffn_core.pretrained import Edit, cosine, load_minilm
 
-REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text())
+REFERENCE = json.loads((Path(__file__).parents[1] / "data" / "minilm_reference.json").read_text())
 L, D_MODEL, D_FF = 6, 384, 1536
 
 

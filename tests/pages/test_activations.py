@@ -1,32 +1,25 @@
-"""The Activations, Collapse and Position-wise pages in AppTest."""
+"""The Activations page in AppTest: the curves, the GELU gap, SwiGLU's slices and width, and
+dead neurons, against the core."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pytest
 from helpers import (
     ACTIVATIONS,
-    ANSWERS,
-    COLLAPSE,
-    POSITION_WISE,
     decode,
     expected_default_model,
     metric,
     open_page,
     traces,
-    warnings_text,
 )
 
 from ffn_core.costs import swiglu_d_ff
 from ffn_core.init import init_weights
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
-
-
-# --- Activations ------------------------------------------------------------------------
 
 
 def test_curves_follow_the_chosen_set_and_the_derivative_toggle():
@@ -131,110 +124,6 @@ def test_zoom_preset_narrows_the_range():
     assert decode(traces(at, 0)[0]["x"]).max() == pytest.approx(1.5)
 
 
-# --- Collapse ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("query", [{}, {"d_model": "7", "d_ff": "3"}, {"init": "Xavier"}])
-def test_collapse_difference_is_round_off(query):
-    at = open_page(COLLAPSE, query)
-    assert float(metric(at, "max |FFN(x)")) < 1e-9
-    rank, d_model = metric(at, "rank").split(" of ")
-    assert int(rank) <= min(int(d_model), int(query.get("d_ff", 16)))
-
-
-def test_the_stack_is_one_matrix_at_every_depth():
-    for L in ("1", "6", "12"):
-        at = open_page(COLLAPSE, {"L": L})
-        (gap,) = [m.value for m in at.metric if "blocks of" in m.label]
-        assert float(gap) < 1e-9
-        assert len(decode(traces(at, 3)[0]["y"])) == 4  # one singular value per coordinate
-
-
-def test_training_waits_for_a_prediction_then_checks_it():
-    at = open_page(COLLAPSE)
-    assert "Make your guess above to see the answer." in warnings_text(at)
-    assert len(at.get("plotly_chart")) == 4
-    at = open_page(COLLAPSE, {"guess": "yes"})
-    assert any("Not this time" in e.value for e in at.error)
-    at = open_page(COLLAPSE, {"guess": "no"})
-    assert any("Right" in s.value for s in at.success)
-
-
-def accuracy(at, chart: int) -> float:
-    title = json.loads(at.get("plotly_chart")[chart].proto.spec)["layout"]["title"]["text"]
-    return float(title.split("accuracy ")[1].rstrip("%")) / 100
-
-
-def test_linear_cannot_fit_xor_but_relu_can():
-    at = open_page(COLLAPSE, {"guess": "no", "task": "XOR"})
-    assert accuracy(at, 4) <= 0.75  # no activation
-    assert accuracy(at, 5) >= 0.95  # ReLU
-
-
-def test_a_line_is_linear_and_the_answer_key_says_so():
-    at = open_page(COLLAPSE, {"guess": "yes", "task": "line"})
-    (right,) = at.success
-    assert right.value.startswith("Right: with no bend the network is one matrix")
-    assert "reaches R² 1.00 on line" in right.value
-
-
-def test_collapse_says_what_it_takes_away_and_where_the_stack_comes_from():
-    at = open_page(COLLAPSE)
-    intro = at.markdown[0].value
-    assert "Sections 1 and 2 take the activation away, whatever the sidebar says" in intro
-    text = " ".join(m.value for m in [*at.markdown, *at.caption])
-    assert "Fresh random blocks, not the sidebar's weights" in text
-    assert "only spread apart" not in text and "tend to spread apart" in text
-
-
-# --- Position-wise ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("token", ["1: the", "3: sat", "6: mat"])
-def test_nudging_a_token_changes_only_its_row(token):
-    query = {"ptok": token, "nudge": "-2.5", "coord": "2", **ANSWERS[POSITION_WISE]}
-    at = open_page(POSITION_WISE, query)
-    change = decode(traces(at, 0)[0]["z"])
-    t = int(token.split(":")[0]) - 1
-    assert np.all(np.delete(change, t, axis=0) == 0)
-    assert np.any(change[t] != 0)
-    assert metric(at, "largest change in the other") == "0"
-
-
-def test_shuffling_tokens_shuffles_outputs():
-    at = open_page(POSITION_WISE, {"perm": "7"})
-    assert metric(at, "max |FFN(shuffled") == "0"
-
-
-def test_the_shuffle_box_says_what_it_is_and_the_order_it_gives():
-    at = open_page(POSITION_WISE, {"perm": "7", **ANSWERS[POSITION_WISE]})
-    box = at.number_input(key="perm")
-    assert box.label == "which shuffle" and "random order" in box.help
-    words = ["the", "cat", "sat", "on", "the", "mat"]
-    order = np.random.default_rng(7).permutation(6)  # an independent draw of the same order
-    listed = ", ".join(f"{i + 1}: {words[i]}" for i in order)
-    assert f"New order: {listed}." in [c.value for c in at.caption]
-    rows = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["y"]
-    assert rows == [f"{i + 1}: {words[i]}" for i in order]
-
-
-def test_cost_plot_marks_the_crossover_at_d_ff():
-    at = open_page(POSITION_WISE, {"d_ff": "40", **ANSWERS[POSITION_WISE]})
-    spec = json.loads(at.get("plotly_chart")[2].proto.spec)
-    (line,) = [s for s in spec["layout"]["shapes"] if s.get("x0") is not None]
-    assert line["x0"] == 40
-    names = [t["name"] for t in spec["data"]]
-    assert names == ["FFN", "attention Q, K, V, O", "attention T² terms"]
-
-
-def test_task_presets_ask_for_a_new_prediction():
-    at = open_page(COLLAPSE, {"guess": "no"})
-    (spiral,) = [b for b in at.button if b.label == "spiral"]
-    spiral.click().run()
-    assert at.selectbox(key="task").value == "spiral"
-    assert at.radio(key="guess").value == "not sure yet"
-
-
 def test_the_dead_neuron_preset_makes_a_batch_where_gelu_leaves_fewer():
     at = open_page(ACTIVATIONS)
     (preset,) = [b for b in at.button if b.label.startswith("A batch with dead ReLU")]
@@ -243,15 +132,3 @@ def test_the_dead_neuron_preset_makes_a_batch_where_gelu_leaves_fewer():
     stats = at.dataframe[1].value
     assert stats.loc["ReLU", "dead neurons"] > 10 and stats.loc["GELU", "dead neurons"] == 0
     assert at.success[0].value.startswith("Right:")
-
-
-def test_the_nudge_question_waits_then_the_change_map_settles_it():
-    at = open_page(POSITION_WISE, {"ptok": "3: sat"})
-    assert not [m for m in at.metric if m.label.startswith("largest change")]
-    at.radio(key="guess_rows_moved").set_value("every row").run()
-    assert at.error[0].value.startswith("Not this time: the answer is only its own row.")
-    assert metric(at, "largest change in the other") == "0"
-    text = at.markdown[0].value
-    assert "a filter one position wide: the same weights at every position" in text
-    flops = " ".join(c.value for c in at.caption)
-    assert "a multiply-add counts as 2" in flops

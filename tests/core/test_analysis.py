@@ -14,6 +14,7 @@ from ffn_core import (
     firing_mask,
     firing_rate,
     hidden,
+    neuron_order,
     silent_neurons,
     sparsity,
 )
@@ -118,3 +119,9 @@ def test_grouped_writes_rank_neurons_by_their_write_and_add_up_to_the_output(rng
     np.testing.assert_allclose(rows.sum(axis=0) + b2[coords], out[coords], rtol=1e-12)
     rows, writers, rest = grouped_writes(h, W2, coords, top=d_ff)  # everyone on their own row
     assert rest == 0 and len(rows) == len(writers) == len(expected)
+
+
+def test_neuron_order_sorts_by_firing_rate_then_mean():
+    h = np.array([[0.0, 2.0, 1.0, 0.5], [0.0, 0.0, 3.0, 0.2]])
+    # rates: 0, .5, 1, 1; means: 0, 1, 2, .35
+    assert neuron_order(h).tolist() == [2, 3, 1, 0]

@@ -1,4 +1,5 @@
-"""The Backprop & gradient check page and the Traps page in AppTest."""
+"""The Backprop page in AppTest: the gradients shown against the core, the gradient check in
+both precisions, and the exercises."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import pytest
 from helpers import (
     ANSWERS,
     BACKPROP,
-    TRAPS,
     decode,
     expected_default_model,
     open_page,
@@ -17,8 +17,6 @@ from helpers import (
     traces,
     warnings_text,
 )
-
-from ffn_core import ffn_forward_flat
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -88,99 +86,6 @@ def test_typed_dout_is_checked():
 def test_too_large_for_brute_force_says_so():
     at = backprop({"d_model": "64", "d_ff": "256"})
     assert "check runs one entry at a time up to 2,000 entries" in warnings_text(at)
-
-
-# --- Traps ------------------------------------------------------------------------------
-
-BOTH = {"guess_stride": "the same answer", "guess_t": "the same answer"}
-
-
-def shown_results(at) -> list[str]:
-    return [c.value for c in at.code if not c.value.startswith('"""')]
-
-
-def test_one_stride_agrees_on_square_shapes_only():
-    square = shown_results(open_page(TRAPS, {**BOTH, "D": "4", "H": "4"}))
-    assert square[0] == square[1]
-    wide = shown_results(open_page(TRAPS, {**BOTH, "D": "3", "H": "6"}))
-    assert wide[0] != wide[1] and not wide[1].startswith("IndexError")
-    narrow = shown_results(open_page(TRAPS, {**BOTH, "D": "6", "H": "3"}))
-    assert narrow[1] == "IndexError: list index out of range"
-
-
-def test_transposed_weights_are_refused_unless_square():
-    refused = shown_results(open_page(TRAPS, {**BOTH, "D": "3", "H": "5"}))
-    assert refused[2].startswith("ValueError: x has shape (3,)")
-    at = open_page(TRAPS, {**BOTH, "D": "3", "H": "3"})
-    assert any("runs silently" in m.value for m in at.markdown)
-
-
-def test_guesses_are_checked():
-    at = open_page(TRAPS, {"D": "3", "H": "3", "guess_stride": "the same answer"})
-    assert any(s.value.startswith("Right") for s in at.success)
-    at = open_page(TRAPS, {"D": "3", "H": "5", "guess_stride": "the same answer"})
-    assert any(e.value.startswith("Not this time") for e in at.error)
-
-
-def test_the_clamp_blocks_every_negative_update():
-    at = open_page(TRAPS, {"guess_clamp": "no"})
-    x, w = expected_default_model()
-    out = relu(x @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
-    (blocked,) = [m.value for m in at.metric if m.label.startswith("residual updates")]
-    assert blocked == f"{int(np.sum(out < 0))} of {out.size}"
-    clamped = decode(traces(at, 1)[0]["z"])
-    assert clamped.min() >= 0
-    np.testing.assert_allclose(decode(traces(at, 0)[0]["z"]), out, rtol=1e-5, atol=1e-6)
-
-
-def test_the_reference_code_shown_runs_and_matches_the_core():
-    at = open_page(TRAPS)
-    (source,) = [c.value for c in at.code if c.value.startswith('"""')]
-    namespace: dict = {}
-    exec(compile(source, "shown_reference", "exec"), namespace)  # the learner's copy
-    rng = np.random.default_rng(5)
-    for D, H in ((2, 2), (3, 7), (6, 4)):
-        args = [rng.standard_normal(n).tolist() for n in (D, H * D, H, D * H, D)]
-        assert namespace["ffn_forward_flat"](*args) == ffn_forward_flat(*args)
-    assert namespace["ffn_forward_flat"]([1, -1], [1, 1, 1, -1], [0, 0], [1, 0, 0, 1], [0, 0]) == [
-        0.0,
-        2.0,
-    ]
-
-
-@pytest.mark.parametrize(
-    ("typed", "says"),
-    [
-        ("1, -1", "Right: y = [1.0, -1.0]."),
-        ("1 -2", "that is what one stride for both matrices gives"),
-        ("1, 0", "that is y with a ReLU after W2 too"),
-        ("3, 3", "Score each of the 3 neurons first"),
-        ("1", "Could not read that as y: expected 2 numbers, found 1"),
-    ],
-)
-def test_the_exercise_checks_a_typed_answer_and_names_the_mistake(typed, says):
-    at = open_page(TRAPS, {"ex_y": typed})
-    assert not at.exception
-    assert says in warnings_text(at) + " ".join(s.value for s in at.success)
-
-
-def test_the_exercise_is_not_square_and_its_answer_is_the_references():
-    from ffn_core.reference import ffn_forward_flat as reference
-
-    at = open_page(TRAPS)
-    (given,) = [c.value for c in at.code if c.value.startswith("x = ")]
-    namespace: dict = {}
-    exec(given, namespace)  # the numbers exactly as the learner reads them
-    D, H = len(namespace["x"]), len(namespace["b1"])
-    assert (D, H) == (2, 3) and len(namespace["W1"]) == H * D and len(namespace["W2"]) == D * H
-    assert reference(*(namespace[k] for k in ("x", "W1", "b1", "W2", "b2"))) == [1.0, -1.0]
-    assert not at.success and not at.error  # nothing is judged before an answer is typed
-
-
-def test_the_reference_source_waits_in_an_expander():
-    at = open_page(TRAPS)
-    (expander,) = [e for e in at.expander if e.label.startswith("The reference")]
-    assert any(c.value.startswith('"""') for c in expander.code)
 
 
 def test_the_precision_question_comes_before_the_check_and_says_why():

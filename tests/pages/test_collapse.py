@@ -1,0 +1,79 @@
+"""The Collapse page in AppTest: one matrix without a bend, the stack, and training that
+waits for a prediction."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import (
+    COLLAPSE,
+    decode,
+    metric,
+    open_page,
+    traces,
+    warnings_text,
+)
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+@pytest.mark.parametrize("query", [{}, {"d_model": "7", "d_ff": "3"}, {"init": "Xavier"}])
+def test_collapse_difference_is_round_off(query):
+    at = open_page(COLLAPSE, query)
+    assert float(metric(at, "max |FFN(x)")) < 1e-9
+    rank, d_model = metric(at, "rank").split(" of ")
+    assert int(rank) <= min(int(d_model), int(query.get("d_ff", 16)))
+
+
+def test_the_stack_is_one_matrix_at_every_depth():
+    for L in ("1", "6", "12"):
+        at = open_page(COLLAPSE, {"L": L})
+        (gap,) = [m.value for m in at.metric if "blocks of" in m.label]
+        assert float(gap) < 1e-9
+        assert len(decode(traces(at, 3)[0]["y"])) == 4  # one singular value per coordinate
+
+
+def test_training_waits_for_a_prediction_then_checks_it():
+    at = open_page(COLLAPSE)
+    assert "Make your guess above to see the answer." in warnings_text(at)
+    assert len(at.get("plotly_chart")) == 4
+    at = open_page(COLLAPSE, {"guess": "yes"})
+    assert any("Not this time" in e.value for e in at.error)
+    at = open_page(COLLAPSE, {"guess": "no"})
+    assert any("Right" in s.value for s in at.success)
+
+
+def accuracy(at, chart: int) -> float:
+    title = json.loads(at.get("plotly_chart")[chart].proto.spec)["layout"]["title"]["text"]
+    return float(title.split("accuracy ")[1].rstrip("%")) / 100
+
+
+def test_linear_cannot_fit_xor_but_relu_can():
+    at = open_page(COLLAPSE, {"guess": "no", "task": "XOR"})
+    assert accuracy(at, 4) <= 0.75  # no activation
+    assert accuracy(at, 5) >= 0.95  # ReLU
+
+
+def test_a_line_is_linear_and_the_answer_key_says_so():
+    at = open_page(COLLAPSE, {"guess": "yes", "task": "line"})
+    (right,) = at.success
+    assert right.value.startswith("Right: with no bend the network is one matrix")
+    assert "reaches R² 1.00 on line" in right.value
+
+
+def test_collapse_says_what_it_takes_away_and_where_the_stack_comes_from():
+    at = open_page(COLLAPSE)
+    intro = at.markdown[0].value
+    assert "Sections 1 and 2 take the activation away, whatever the sidebar says" in intro
+    text = " ".join(m.value for m in [*at.markdown, *at.caption])
+    assert "Fresh random blocks, not the sidebar's weights" in text
+    assert "only spread apart" not in text and "tend to spread apart" in text
+
+
+def test_task_presets_ask_for_a_new_prediction():
+    at = open_page(COLLAPSE, {"guess": "no"})
+    (spiral,) = [b for b in at.button if b.label == "spiral"]
+    spiral.click().run()
+    assert at.selectbox(key="task").value == "spiral"
+    assert at.radio(key="guess").value == "not sure yet"

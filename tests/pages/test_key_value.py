@@ -1,0 +1,108 @@
+"""The Key–value page in AppTest: each firing neuron's write, switching off and scaling,
+against the core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import (
+    KEY_VALUE,
+    NEURONS,
+    click,
+    decode,
+    expected_default_model,
+    heatmap,
+    open_page,
+    relu,
+    trace_y,
+    traces,
+)
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+def test_lesson_preset_gives_the_output_0_2():
+    at = click(open_page(KEY_VALUE), "Lesson")
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
+    assert len(at.get("plotly_chart")) == 5  # the plane's arrows appear at d_model = 2
+    at = click(open_page(NEURONS), "Lesson")
+    np.testing.assert_array_equal(decode(heatmap(at)["z"]), [[np.nan, 2.0]])
+
+
+def test_the_blocks_shown_add_up_to_the_output_shown():
+    at = open_page(KEY_VALUE)
+    x, w = expected_default_model()
+    out = relu(x[0] @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
+    bars = [decode(t["y"]) for t in traces(at, 1) if t["type"] == "bar"]
+    shown_out = trace_y(at, 1, name="output (the sum)")
+    np.testing.assert_allclose(np.sum(bars, axis=0), shown_out, atol=1e-6)
+    np.testing.assert_allclose(shown_out, out, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("neuron", [0, 6, 14])
+def test_switching_a_neuron_off_removes_exactly_its_write(neuron):
+    x, w = expected_default_model()
+    h = relu(x[2] @ w["W1"] + w["b1"])  # token "3: sat"
+    write = h[neuron] * w["W2"][neuron]
+    query = {"tok": "3: sat", "neuron": f"n{neuron + 1}"}
+    at = open_page(KEY_VALUE, {**query, "off": f"n{neuron + 1}"})
+    before, after = trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    np.testing.assert_allclose(after - before, -write, atol=1e-6)
+    at = open_page(KEY_VALUE, {**query, "scale": "2.5"})
+    before, after = trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    np.testing.assert_allclose(after - before, 1.5 * write, atol=1e-6)
+
+
+def test_the_inspected_neuron_can_be_switched_off_and_then_cannot_be_scaled():
+    x, w = expected_default_model()
+    h = relu(x[0] @ w["W1"] + w["b1"])  # token "1: the"
+    at = open_page(KEY_VALUE, {"neuron": "n3", "off": "n1", "scale": "2"})
+    (switch,) = [b for b in at.button if b.label == "Switch off n3"]
+    switch.click().run()
+    assert at.multiselect(key="off").value == ["n1", "n3"]
+    assert at.slider(key="scale").disabled
+    assert any("n3 is switched off, so scaling it changes nothing." in c.value for c in at.caption)
+    before, after = trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    np.testing.assert_allclose(after - before, -(h[0] * w["W2"][0] + h[2] * w["W2"][2]), atol=1e-6)
+    assert not [b for b in at.button if b.label.startswith("Switch off")]
+
+
+def test_reset_restores_the_output():
+    at = open_page(KEY_VALUE, {"off": "n1", "scale": "2"})
+    (reset,) = [b for b in at.button if b.label == "Reset"]
+    reset.click().run()
+    np.testing.assert_array_equal(
+        trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
+    )
+
+
+def test_residual_view_shows_x_ffn_and_their_sum():
+    at = open_page(KEY_VALUE)
+    x, ffn, total = (trace_y(at, -2, name=n) for n in ("x", "FFN(x)", "x + FFN(x)"))
+    np.testing.assert_allclose(x + ffn, total, atol=1e-6)
+
+
+def test_the_chosen_token_and_neuron_come_from_the_link():
+    at = open_page(KEY_VALUE, {"tok": "2: cat", "neuron": "n7"})
+    assert "2: cat" in " ".join(s.value for s in at.subheader)
+    assert "n7 scores" in " ".join(c.value for c in at.caption)
+
+
+def test_key_value_asks_which_coordinate_moves_before_showing_it():
+    x, w = expected_default_model()
+    h = relu(x[0] @ w["W1"] + w["b1"])  # token "1: the"
+    strongest = int(np.argmax(h))
+    moved = int(np.argmax(np.abs(w["W2"][strongest])))
+    at = open_page(KEY_VALUE)
+    question = at.radio(key="guess_kv")
+    assert f"switch off n{strongest + 1}, the strongest neuron" in question.label
+    assert not [b for b in at.button if b.label.endswith("below")]
+    wrong = f"out{(moved + 1) % 4 + 1}"
+    question.set_value(wrong).run()
+    assert at.error[0].value.startswith(f"Not this time: the answer is out{moved + 1}.")
+    at.radio(key="guess_kv").set_value(f"out{moved + 1}").run()
+    assert at.success[0].value.startswith("Right:")
+    (switch,) = [b for b in at.button if b.label == f"Switch off n{strongest + 1} below"]
+    switch.click().run()
+    change = trace_y(at, -1, name="edited output") - trace_y(at, -1, name="output")
+    assert int(np.argmax(np.abs(change))) == moved  # the figure settles it

@@ -1,0 +1,115 @@
+"""The Neurons page in AppTest: its heatmap, counts and rates against the core, and its question."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import (
+    NEURONS,
+    decode,
+    expected_default_model,
+    heatmap,
+    open_page,
+    relu,
+    trace_y,
+)
+
+from ffn_core.activations import gelu
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+def test_neurons_heatmap_shows_the_activation_of_every_token_and_neuron():
+    at = open_page(NEURONS, {"mask": "false"})
+    x, w = expected_default_model()
+    z = decode(heatmap(at)["z"])
+    assert z.shape == (6, 16)
+    np.testing.assert_allclose(z, relu(x @ w["W1"] + w["b1"]), rtol=1e-6, atol=1e-6)
+    assert heatmap(at)["zmid"] == 0  # diverging, centred on zero
+    assert "%{z" in heatmap(at)["hovertemplate"]
+
+
+def test_heatmap_follows_d_model_d_ff_T_activation_and_view():
+    query = {"d_model": "3", "d_ff": "9", "tokens": "random", "T": "5", "act": "GELU"}
+    at = open_page(NEURONS, {**query, "mask": "false", "view": "pre-activation"})
+    w = expected_default_model(3, 9)[1]
+    x = np.random.default_rng([0, 1]).standard_normal((5, 3))  # the UI's random tokens
+    h_pre = x @ w["W1"] + w["b1"]
+    np.testing.assert_allclose(decode(heatmap(at)["z"]), h_pre, rtol=1e-6, atol=1e-6)
+    at = open_page(NEURONS, {**query, "mask": "false"})
+    np.testing.assert_allclose(decode(heatmap(at)["z"]), gelu(h_pre), rtol=1e-6, atol=1e-6)
+
+
+def test_mask_blanks_the_cells_that_did_not_fire():
+    at = open_page(NEURONS)
+    x, w = expected_default_model()
+    z = decode(heatmap(at)["z"])
+    fired = relu(x @ w["W1"] + w["b1"]) > 0
+    np.testing.assert_array_equal(~np.isnan(z), fired)
+
+
+def test_a_wide_layer_keeps_its_most_active_neurons_under_the_size_cap():
+    at = open_page(NEURONS, {"d_model": "64", "d_ff": "4096", "tokens": "random", "T": "64"})
+    trace = heatmap(at)
+    assert decode(trace["z"]).shape == (64, 256)
+    assert trace["x"][-1] == "other 3841"
+    assert "most active of 4096" in " ".join(c.value for c in at.caption)
+    spec_bytes = sum(len(chart.proto.spec) for chart in at.get("plotly_chart"))
+    assert spec_bytes < 1_000_000
+
+
+def test_per_token_counts_and_firing_rates_agree_with_the_heatmap():
+    at = open_page(NEURONS)
+    x, w = expected_default_model()
+    fired = relu(x @ w["W1"] + w["b1"]) > 0
+    np.testing.assert_array_equal(trace_y(at, 1, kind="bar"), fired.sum(axis=1))
+    rates = trace_y(at, 2, kind="bar")
+    np.testing.assert_allclose(np.sort(rates)[::-1], np.sort(fired.mean(axis=0))[::-1])
+    assert at.metric[0].value == f"{np.mean(~fired):.0%}"
+
+
+def test_threshold_counts_fewer_firing_neurons_for_smooth_activations():
+    base = {"act": "SiLU", "mask": "false"}
+    low = open_page(NEURONS, base)
+    high = open_page(NEURONS, {**base, "thr": "0.3"})
+    assert trace_y(high, 1, kind="bar").sum() < trace_y(low, 1, kind="bar").sum()
+
+
+def test_the_heatmap_caption_says_what_the_default_view_shows():
+    masked = " ".join(c.value for c in open_page(NEURONS).caption)
+    assert "only the cells that fired are coloured" in masked and "white at zero" not in masked
+    full = " ".join(c.value for c in open_page(NEURONS, {"mask": "false"}).caption)
+    assert "blue below, white at zero" in full
+
+
+def test_a_faint_firing_is_coloured_and_a_silent_cell_is_marked():
+    at = open_page(NEURONS)
+    trace = heatmap(at)
+    z = decode(trace["z"])
+    silent = np.isnan(z)
+    assert trace["zmin"] == 0 and trace["colorscale"][0][1] != "#FFFFFF"  # no white floor
+    np.testing.assert_array_equal(np.array(trace["text"]) == "·", silent)
+
+
+def test_neurons_that_stay_silent_on_every_token_are_counted():
+    x, w = expected_default_model()
+    silent = np.flatnonzero(~np.any(relu(x @ w["W1"] + w["b1"]) > 0, axis=0))
+    text = " ".join(c.value for c in open_page(NEURONS).caption)
+    if len(silent):
+        assert f"{len(silent)} of 16 neurons stayed silent on all 6 tokens" in text
+    else:
+        assert "Every neuron fired on at least one of these 6 tokens." in text
+
+
+def test_the_two_the_rows_question_waits_then_shows_they_match():
+    at = open_page(NEURONS)
+    question = at.radio(key="guess_rows")
+    assert question.label == "Predict: will the rows of 1: the and 5: the match?"
+    assert not [m for m in at.metric if "largest difference" in m.label]
+    question.set_value("no").run()
+    assert "Not this time: the answer is yes, exactly." in at.error[0].value
+    assert "same input, same output" in at.error[0].value
+    (difference,) = [m for m in at.metric if "largest difference" in m.label]
+    assert difference.value == "0"
+    random = open_page(NEURONS, {"tokens": "random"})
+    assert not [r for r in random.radio if r.key == "guess_rows"]

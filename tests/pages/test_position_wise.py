@@ -1,0 +1,68 @@
+"""The Position-wise page in AppTest: a nudge moves one row, a shuffle shuffles the rows, and
+the cost of T."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers import (
+    ANSWERS,
+    POSITION_WISE,
+    decode,
+    metric,
+    open_page,
+    traces,
+)
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+@pytest.mark.parametrize("token", ["1: the", "3: sat", "6: mat"])
+def test_nudging_a_token_changes_only_its_row(token):
+    query = {"ptok": token, "nudge": "-2.5", "coord": "2", **ANSWERS[POSITION_WISE]}
+    at = open_page(POSITION_WISE, query)
+    change = decode(traces(at, 0)[0]["z"])
+    t = int(token.split(":")[0]) - 1
+    assert np.all(np.delete(change, t, axis=0) == 0)
+    assert np.any(change[t] != 0)
+    assert metric(at, "largest change in the other") == "0"
+
+
+def test_shuffling_tokens_shuffles_outputs():
+    at = open_page(POSITION_WISE, {"perm": "7"})
+    assert metric(at, "max |FFN(shuffled") == "0"
+
+
+def test_the_shuffle_box_says_what_it_is_and_the_order_it_gives():
+    at = open_page(POSITION_WISE, {"perm": "7", **ANSWERS[POSITION_WISE]})
+    box = at.number_input(key="perm")
+    assert box.label == "which shuffle" and "random order" in box.help
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    order = np.random.default_rng(7).permutation(6)  # an independent draw of the same order
+    listed = ", ".join(f"{i + 1}: {words[i]}" for i in order)
+    assert f"New order: {listed}." in [c.value for c in at.caption]
+    rows = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["y"]
+    assert rows == [f"{i + 1}: {words[i]}" for i in order]
+
+
+def test_cost_plot_marks_the_crossover_at_d_ff():
+    at = open_page(POSITION_WISE, {"d_ff": "40", **ANSWERS[POSITION_WISE]})
+    spec = json.loads(at.get("plotly_chart")[2].proto.spec)
+    (line,) = [s for s in spec["layout"]["shapes"] if s.get("x0") is not None]
+    assert line["x0"] == 40
+    names = [t["name"] for t in spec["data"]]
+    assert names == ["FFN", "attention Q, K, V, O", "attention T² terms"]
+
+
+def test_the_nudge_question_waits_then_the_change_map_settles_it():
+    at = open_page(POSITION_WISE, {"ptok": "3: sat"})
+    assert not [m for m in at.metric if m.label.startswith("largest change")]
+    at.radio(key="guess_rows_moved").set_value("every row").run()
+    assert at.error[0].value.startswith("Not this time: the answer is only its own row.")
+    assert metric(at, "largest change in the other") == "0"
+    text = at.markdown[0].value
+    assert "a filter one position wide: the same weights at every position" in text
+    flops = " ".join(c.value for c in at.caption)
+    assert "a multiply-add counts as 2" in flops

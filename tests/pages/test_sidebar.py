@@ -1,0 +1,120 @@
+"""The sidebar every page shares, in AppTest: hand-edited weights and tokens, links that carry
+them, quick settings, presenter mode and the sentence box."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers import (
+    KEY_VALUE,
+    NEURONS,
+    click,
+    decode,
+    edit_table,
+    expected_default_model,
+    heatmap,
+    open_page,
+    relu,
+    trace_y,
+    warnings_text,
+)
+
+from ffn_core.typed_numbers import encode_arrays
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+def test_a_link_with_hand_edited_weights_reproduces_them():
+    weights = [
+        np.array([[1.0, -2, 0.5], [0.25, 1, -1]]),
+        np.array([0.1, 0, -0.2]),
+        np.array([[1.0, 0], [0, 1], [-1, 1]]),
+        np.array([0.0, 0.5]),
+    ]
+    query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "mask": "false"}
+    at = open_page(NEURONS, {**query, "w": encode_arrays(weights)})
+    x, _ = expected_default_model(2, 3)
+    np.testing.assert_allclose(
+        decode(heatmap(at)["z"]), relu(x @ weights[0] + weights[1]), rtol=1e-6, atol=1e-6
+    )
+    assert not at.warning
+
+
+def test_a_link_with_unfitting_hand_weights_falls_back_with_a_note():
+    query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "w": "1_2_3~4"}
+    at = open_page(NEURONS, query)
+    assert not at.exception
+    assert "w= values do not fit" in warnings_text(at)
+
+
+def test_editing_a_weight_cell_changes_the_model_and_the_link():
+    at = click(open_page(KEY_VALUE), "Lesson")
+    version = at.session_state["hand_weights_version"]
+    edit_table(at, f"edit_W1_{version}", {0: {"n2": 3.0}})  # key of neuron 2 becomes [3, -1]
+    at.run()
+    assert not at.exception
+    assert at.session_state["hand_weights"]["W1"][0, 1] == 3.0
+    assert at.query_params["w"].startswith("1_3_1_-1~")
+    # x = [1, -1]: neuron 2 now scores 3 + 1 = 4 and writes [0, 4].
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 4.0])
+
+
+def test_editing_x_in_the_table_changes_the_token():
+    at = click(open_page(KEY_VALUE), "Lesson")
+    version = at.session_state["edited_x_version"]
+    edit_table(at, f"edit_x_{version}", {0: {"x2": 1.0}})  # x = [1, 1]: now the "agree" key fires
+    at.run()
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [2.0, 0.0])
+    assert at.query_params["x"] == "1_1"
+
+
+@pytest.mark.parametrize("factor", [2, 4])
+def test_d_ff_quick_settings_are_two_and_four_times_d_model(factor):
+    at = open_page(NEURONS, {"d_model": "5"})
+    (quick,) = [b for b in at.sidebar.button if b.label == f"d_ff = {factor} × d_model"]
+    quick.click().run()
+    assert at.sidebar.number_input(key="d_ff").value == 5 * factor
+    assert decode(heatmap(at)["z"]).shape == (6, 5 * factor)
+
+
+def test_presenter_mode_enlarges_figures_and_tucks_secondary_controls_away():
+    plain, presenting = open_page(NEURONS), open_page(NEURONS, {"presenter": "true"})
+    font = [
+        json.loads(c.proto.spec)["layout"]["font"]["size"]
+        for c in (plain.get("plotly_chart")[0], presenting.get("plotly_chart")[0])
+    ]
+    assert font == [14, 20]
+    assert not plain.sidebar.expander
+    assert [e.label for e in presenting.sidebar.expander] == ["More settings"]
+
+
+def test_the_tokens_box_shows_the_sentences_word_count_and_is_locked():
+    at = open_page(NEURONS, {"text": "one two three four five", "T": "9"})
+    box = at.sidebar.number_input(key="T")
+    assert box.value == 5 and box.disabled
+    assert warnings_text(at) == ""  # a sentence decides T: the address's is ignored
+    assert len(heatmap(at)["y"]) == 5
+
+
+def test_empty_and_long_sentences():
+    at = open_page(NEURONS, {"text": "?!"})
+    assert "at least one word" in warnings_text(at)
+    at = open_page(NEURONS, {"text": " ".join(["a"] * 80)})
+    assert decode(heatmap(at)["z"]).shape[0] == 64  # at most 64 tokens
+    at = open_page(NEURONS, {"text": "word " * 80})
+    assert "using the first 300" in warnings_text(at)
+    assert decode(heatmap(at)["z"]).shape[0] == 60
+
+
+@pytest.mark.parametrize("bad", ["abc", None, float("nan"), float("inf"), "-inf", ""])
+def test_a_bad_cell_gets_a_note_and_changes_nothing(bad):
+    at = click(open_page(KEY_VALUE), "Lesson")
+    version = at.session_state["hand_weights_version"]
+    edit_table(at, f"edit_W1_{version}", {0: {"n2": bad}})
+    at.run()
+    assert not at.exception
+    assert "not a number within ±1,000,000" in warnings_text(at)
+    np.testing.assert_array_equal(at.session_state["hand_weights"]["W1"], [[1, 1], [1, -1]])
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
