@@ -31,7 +31,11 @@ from ffn_core.tokens import word_vector
 
 
 def test_vocabulary_is_small_and_covers_every_table():
-    assert 20 <= len(VOCAB) <= 60
+    assert 20 <= len(VOCAB) <= 60 and len(set(VOCAB)) == len(VOCAB)
+    for facts in FACT_TABLES.values():  # every word of every table has its own vector
+        subjects, objects = fact_indices(facts)
+        assert [VOCAB[i] for i in subjects] == [s for s, _ in facts]
+        assert [VOCAB[i] for i in objects] == [o for _, o in facts]
     np.testing.assert_allclose(np.linalg.norm(vocab_embeddings(8), axis=1), 1.0)
     with pytest.raises(ValueError, match="not in the vocabulary: england, london"):
         fact_indices([("england", "london")])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from helpers import (
     COLLAPSE,
@@ -15,6 +16,8 @@ from helpers import (
     warnings_text,
 )
 
+from ffn_core.init import init_weights
+
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
@@ -22,8 +25,11 @@ pytestmark = pytest.mark.usefixtures("fresh_caches")
 def test_collapse_difference_is_round_off(query):
     at = open_page(COLLAPSE, query)
     assert float(metric(at, "max |FFN(x)")) < 1e-9
-    rank, d_model = metric(at, "rank").split(" of ")
-    assert int(rank) <= min(int(d_model), int(query.get("d_ff", 16)))
+    d_model, d_ff = int(query.get("d_model", 4)), int(query.get("d_ff", 16))
+    w = init_weights(d_model, d_ff, query.get("init", "normal").lower(), 0)
+    expected = np.linalg.matrix_rank(w["W1"] @ w["W2"])  # the product, multiplied out here
+    assert expected == min(d_model, d_ff)  # random weights: as large as the shapes allow
+    assert metric(at, "rank") == f"{expected} of {d_model}"
 
 
 def test_the_stack_is_one_matrix_at_every_depth():
