@@ -17,13 +17,7 @@ from ffn_core.activations import (
 from ffn_core.analysis import (
     collapse,
     contributions,
-    firing_count,
-    firing_mask,
-    firing_rate,
     hidden,
-    neuron_order,
-    silent_neurons,
-    sparsity,
 )
 from ffn_core.costs import (
     MODEL_SHAPES,
@@ -51,9 +45,6 @@ __all__ = [
     "ffn_forward",
     "ffn_forward_flat",
     "ffn_forward_flat_one_stride",
-    "firing_count",
-    "firing_mask",
-    "firing_rate",
     "gelu",
     "gelu_tanh",
     "get_activation",
@@ -61,12 +52,9 @@ __all__ = [
     "hidden",
     "identity",
     "model_params",
-    "neuron_order",
     "quadratic_crossover",
     "relu",
-    "silent_neurons",
     "silu",
-    "sparsity",
     "swiglu_backward",
     "swiglu_forward",
 ]

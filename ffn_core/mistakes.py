@@ -6,17 +6,11 @@ the correct version and show when the mistake is visible and when it hides.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ffn_core.reference import check_flat_lengths, ffn_forward_flat, matvec_flat
+from ffn_core.reference import Floats, check_flat_lengths, ffn_forward_flat, matvec_flat
 
 
 def ffn_forward_flat_one_stride(
-    x: Sequence[float],
-    W1: Sequence[float],
-    b1: Sequence[float],
-    W2: Sequence[float],
-    b2: Sequence[float],
+    x: Floats, W1: Floats, b1: Floats, W2: Floats, b2: Floats
 ) -> list[float]:
     """Mistake: W2 is read with W1's row stride D instead of its own stride H.
 
@@ -30,11 +24,7 @@ def ffn_forward_flat_one_stride(
 
 
 def ffn_forward_flat_relu_after_w2(
-    x: Sequence[float],
-    W1: Sequence[float],
-    b1: Sequence[float],
-    W2: Sequence[float],
-    b2: Sequence[float],
+    x: Floats, W1: Floats, b1: Floats, W2: Floats, b2: Floats
 ) -> list[float]:
     """Mistake: a ReLU also clamps the output, so x + FFN(x) can never lower a coordinate."""
     return [max(0.0, y) for y in ffn_forward_flat(x, W1, b1, W2, b2)]

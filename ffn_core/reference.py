@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+Floats = Sequence[float]  # a plain list of numbers, as the lesson writes them
+
 
 def check_flat_lengths(
-    x: Sequence[float],
-    W1: Sequence[float],
-    b1: Sequence[float],
-    W2: Sequence[float],
-    b2: Sequence[float],
+    x: Floats, W1: Floats, b1: Floats, W2: Floats, b2: Floats
 ) -> tuple[int, int]:
     """Read D from x and H from b1, check every other length, return (D, H)."""
     D, H = len(x), len(b1)
@@ -31,18 +29,12 @@ def check_flat_lengths(
     return D, H
 
 
-def matvec_flat(W: Sequence[float], rows: int, cols: int, v: Sequence[float]) -> list[float]:
+def matvec_flat(W: Floats, rows: int, cols: int, v: Floats) -> list[float]:
     """W @ v for W stored flat and row-major as rows x cols: row i starts at i * cols."""
     return [sum(W[i * cols + j] * v[j] for j in range(cols)) for i in range(rows)]
 
 
-def ffn_forward_flat(
-    x: Sequence[float],
-    W1: Sequence[float],
-    b1: Sequence[float],
-    W2: Sequence[float],
-    b2: Sequence[float],
-) -> list[float]:
+def ffn_forward_flat(x: Floats, W1: Floats, b1: Floats, W2: Floats, b2: Floats) -> list[float]:
     """One FFN forward pass on plain lists; returns the D output floats."""
     D, H = check_flat_lengths(x, W1, b1, W2, b2)
     h_pre = [z + b for z, b in zip(matvec_flat(W1, H, D, x), b1, strict=True)]

@@ -453,22 +453,10 @@ def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -
     return figure(data, 400, title=title, legend={"orientation": "h", "y": -0.12})
 
 
-def log_lines(
-    x: np.ndarray,
-    series: dict[str, np.ndarray],
-    title: str,
-    xtitle: str,
-    ytitle: str,
-    log_x: bool = False,
-    **layout,
-) -> go.Figure:
-    """The same lines as `curves`, on a log y axis (and optionally log x)."""
+def log_lines(*args, log_x: bool = False, **layout) -> go.Figure:
+    """`curves`, with the same arguments, on a log y axis (and a log x axis with log_x)."""
     return curves(
-        x,
-        series,
-        title,
-        xtitle,
-        ytitle,
+        *args,
         zero_lines=False,
         legend={"orientation": "h", "y": -0.2},
         yaxis={"type": "log"},

@@ -192,19 +192,25 @@ def bound_select(
     `gone` says why an earlier pick may have disappeared, e.g. "now that d_ff = 8"; `carry`
     maps such a pick to its counterpart among the new options, if it has one.
     """
-    register(key, "choice", tuple(options))
+    settle_choice(key, label, default, options, gone=gone, carry=carry)
+    widget = container.radio if radio else container.selectbox
+    return widget(label, options, index=list(options).index(default), key=key, **BOUND, **kw)
+
+
+def settle_choice(key: str, label: str, default, options: Sequence, fmt=str, **notes) -> None:
+    """Register and settle a key whose value is one of `options`, written in the address as
+    fmt(option); `notes` go to settle (gone, carry, shown)."""
+    shown = [fmt(o) for o in options]
+    register(key, "choice", tuple(shown))
     settle(
         key,
         label,
         default,
         keeps=lambda v: v in options,
-        accepts=lambda raw: raw in options,
-        expected=choices_text(options),
-        gone=gone,
-        carry=carry,
+        accepts=lambda raw: raw in shown,
+        expected=choices_text(shown),
+        **notes,
     )
-    widget = container.radio if radio else container.selectbox
-    return widget(label, options, index=list(options).index(default), key=key, **BOUND, **kw)
 
 
 def choices_text(options: Sequence[str], most: int = 6) -> str:
@@ -264,15 +270,5 @@ def bound_multiselect(
 
 def bound_select_slider(label: str, key: str, options: Sequence, default, fmt, container=st):
     """A select_slider kept in the URL by each option's formatted text."""
-    shown = [fmt(o) for o in options]
-    register(key, "choice", tuple(shown))
-    settle(
-        key,
-        label,
-        default,
-        keeps=lambda v: v in options,
-        accepts=lambda raw: raw in shown,
-        expected=choices_text(shown),
-        shown=fmt,
-    )
+    settle_choice(key, label, default, options, fmt, shown=fmt)
     return container.select_slider(label, options, default, format_func=fmt, key=key, **BOUND)

@@ -5,7 +5,8 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ffn_core import firing_mask, hidden, neuron_order
+from ffn_core import hidden
+from ffn_core.analysis import firing_mask, neuron_order
 from ffn_ui import figures
 from ffn_ui import real_model as rm
 from ffn_ui import real_model_sections as sections

@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from ffn_core import (
+from ffn_core import hidden
+from ffn_core.analysis import (
     firing_count,
     firing_mask,
     firing_rate,
-    hidden,
     neuron_order,
     silent_neurons,
     sparsity,

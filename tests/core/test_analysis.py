@@ -6,19 +6,18 @@ import numpy as np
 import pytest
 from helpers import random_ffn
 
-from ffn_core import (
-    collapse,
-    contributions,
-    ffn_forward,
+from ffn_core import collapse, contributions, ffn_forward, hidden
+from ffn_core.analysis import (
+    contribution_sizes,
+    dead_neurons,
     firing_count,
     firing_mask,
     firing_rate,
-    hidden,
+    grouped_writes,
     neuron_order,
     silent_neurons,
     sparsity,
 )
-from ffn_core.analysis import contribution_sizes, dead_neurons, grouped_writes
 
 # Two tokens, four neurons: neuron 2 never fires, neuron 3 only above 0.
 H_ACT = np.array([[0.0, 1.5, -0.1, 0.0], [2.0, 0.05, 0.0, 0.0]])
