@@ -86,8 +86,11 @@ class Walker:
                     found.append((kind, control))
         return found
 
-    def wait_after(self, before: int, quiet: float = 1.0, longest: float = 90) -> None:
-        """Wait for the rerun an action started, if any, and then for the app to be idle."""
+    def wait_after(self, before: int, quiet: float = 0.5, longest: float = 90) -> None:
+        """Wait for the rerun an action started, if any, and then for the app to be idle.
+
+        An action that reruns the script starts the run within a few frames, so `quiet`
+        seconds without one means it started none (an expander, a disabled control)."""
         start = time.monotonic()
         while self.reruns.finished <= before and time.monotonic() - start < quiet:
             if self.running():
