@@ -62,3 +62,10 @@ def expert(d_model: int, d_ff: int, e: int, seed: int) -> dict[str, np.ndarray]:
     weights = init_weights(d_model, d_ff, "normal", seed=seed + 1 + e)
     read_only(weights.values())
     return weights
+
+
+def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
+    """E experts (each from the shared cache) and the router (d_model, E) that scores them."""
+    experts = [expert(d_model, d_ff, e, seed) for e in range(E)]
+    router = np.random.default_rng(seed).standard_normal((d_model, E)) * 2 / np.sqrt(d_model)
+    return experts, router

@@ -14,7 +14,7 @@ from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token, tokens_gone
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
-from ffn_ui.shared_arrays import expert
+from ffn_ui.shared_arrays import experts_and_router
 from ffn_ui.url import bound_slider
 
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most
@@ -25,13 +25,6 @@ INTRO = (
     "those probabilities renormalised to sum to 1. Mixtral 8x7B keeps 8 experts and uses 2 "
     "per token: 8× the FFN capacity at the FFN compute of 2."
 )
-
-
-def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
-    """E experts and the router (d_model, E) that scores them."""
-    experts = [expert(d_model, d_ff, e, seed) for e in range(E)]
-    router = np.random.default_rng(seed).standard_normal((d_model, E)) * 2 / np.sqrt(d_model)
-    return experts, router
 
 
 toy = setup("Mixture of experts", "Mixture of experts: capacity without compute", INTRO)

@@ -84,7 +84,7 @@ def screenshot(page, name: str) -> Path:
     width = page.viewport_size["width"]
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": width, "height": max(height, page.viewport_size["height"])})
-    page.wait_for_timeout(500)  # let Plotly re-lay out at the new size
+    page.wait_for_timeout(250)  # let Plotly re-lay out at the new size
     page.screenshot(path=str(path), full_page=True)
     return path
 
@@ -123,10 +123,12 @@ CHART_COUNTS = {
 }
 
 
-def open_page(browser, url, charts: int | None = 1, viewport=DESKTOP):
+def open_page(browser, url, charts: int | None = 1, viewport=DESKTOP, on_request=None):
     """A fresh browser context on `url`, once its first run finished and `charts` charts
-    are drawn (None: any number)."""
+    are drawn (None: any number); `on_request` sees every request, the first one included."""
     page = browser.new_context(viewport=viewport).new_page()
+    if on_request:
+        page.on("request", on_request)
     reruns = Reruns(page)
     page.goto(url)
     reruns.wait_for_more_than(0, page, timeout=EXPECT_TIMEOUT / 1000)
@@ -199,3 +201,17 @@ def nudge_slider(page, reruns, name: str):
     page.keyboard.press("ArrowRight")
     reruns.wait_for_more_than(before, page)
     return slider
+
+
+def change_address(page, reruns, query: str) -> None:
+    """Change the address of the open session to `query` (?a=b…), as Back or an edited
+    link does without reloading, and wait for the run it causes."""
+    before = reruns.finished
+    page.evaluate(
+        """q => {
+            history.pushState({}, '', location.pathname + q);
+            dispatchEvent(new PopStateEvent('popstate', {state: {}}));
+        }""",
+        query,
+    )
+    reruns.wait_for_more_than(before, page, timeout=60)

@@ -10,6 +10,7 @@ from browser import (
     PAGES,
     PHONE,
     PROJECTOR,
+    change_address,
     chart_y,
     go_to,
     no_exception,
@@ -35,19 +36,18 @@ def heatmap_shape(page) -> list[int]:
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_loads_cold_by_its_own_link(server, browser, name):
-    page, _ = open_page(browser, f"{server.url}/{PAGES[name]}", CHART_COUNTS[name])
+    page, reruns = open_page(browser, f"{server.url}/{PAGES[name]}", CHART_COUNTS[name])
     no_exception(page)
     if name == "traps":
         expect(page.locator('[data-testid="stCode"]').last).to_contain_text("def ffn_forward_flat")
     for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(viewport)
-        page.wait_for_timeout(300)
+        page.set_viewport_size(viewport)  # screenshot() waits for Plotly to re-lay out
         assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
-    page.close()
-    # a projector: presenter mode at 1024 x 768
-    page, _ = open_page(
-        browser, f"{server.url}/{PAGES[name]}?presenter=true", CHART_COUNTS[name], PROJECTOR
-    )
+    # a projector: presenter mode at 1024 x 768, switched on by the address in this session
+    page.set_viewport_size(PROJECTOR)
+    change_address(page, reruns, "?presenter=true")
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS[name])
+    page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize == '24px'")
     no_exception(page)
     assert save_screenshot(page, f"{name}-projector").stat().st_size > 10_000
     page.close()
