@@ -18,6 +18,14 @@ settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 
+def pytest_configure(config):
+    """One BLAS thread per test process, as the app's server uses: with two workers on two
+    cores, more would only make them fight."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--walk-seeds",

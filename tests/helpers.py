@@ -206,8 +206,10 @@ def shown_table(at: AppTest, index: int = 0):
     return pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
 
 
-# Settings under which a page draws controls it hides at its defaults.
-VARIANTS = [{}, {"tokens": "random"}, {"loss": "typed in"}]
+# Settings under which a page draws controls it hides at its defaults: random tokens draw
+# the sidebar's T (every page has the sidebar, so the home page stands for all), and a
+# typed-in loss draws Backprop's row of dout.
+VARIANTS = {None: [{"tokens": "random"}], "pages/6_Backprop.py": [{"loss": "typed in"}]}
 
 
 @functools.cache
@@ -224,14 +226,15 @@ def bound_keys() -> dict[tuple, list[tuple[str, tuple]]]:
     st.cache_resource.clear()
     seen: set[str] = set()
     groups: dict[tuple, list] = {}
-    for variant in VARIANTS:
-        for page in ALL_PAGES:
-            settings = {**ANSWERS.get(page, {}), **variant}  # every question answered
-            rules = open_page(page, settings).session_state[REGISTRY_KEY]
-            for key, rule in rules.items():
-                if key not in seen and rule[0] != "derived":
-                    seen.add(key)
-                    groups.setdefault((page, tuple(settings.items())), []).append((key, rule))
+    visits = [(page, {}) for page in ALL_PAGES]
+    visits += [(page, v) for page, variants in VARIANTS.items() for v in variants]
+    for page, variant in visits:
+        settings = {**ANSWERS.get(page, {}), **variant}  # every question answered
+        rules = open_page(page, settings).session_state[REGISTRY_KEY]
+        for key, rule in rules.items():
+            if key not in seen and rule[0] != "derived":
+                seen.add(key)
+                groups.setdefault((page, tuple(settings.items())), []).append((key, rule))
     return groups
 
 

@@ -208,8 +208,8 @@ def alerts(page) -> str:
 
 
 def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(server, browser):
-    """A page's keys all turn bad in one address change; each must get its own note. A key
-    drawn only when the others are good (below a question, say) is then tried alone."""
+    """A page's keys all turn bad in one address change; each must get its own note. Keys
+    drawn only when the others are good (below a question, say) turn bad again after."""
     checked = []
     for (page_file, variant), keys in bound_keys().items():
         settings = dict(variant)
@@ -218,9 +218,15 @@ def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(
         bad = {key: bad_value(rule) for key, rule in keys}
         change_address(page, reruns, "?" + urlencode({**settings, **bad}))
         notes = alerts(page)
-        for key in [key for key in bad if f"address set {key} to" not in notes]:
-            change_address(page, reruns, "?" + urlencode({**settings, key: bad[key]}))
+        missed = [key for key in bad if f"address set {key} to" not in notes]
+        while missed:  # drawn only when the others are good (below a question): again
+            change_address(
+                page, reruns, "?" + urlencode({**settings, **{k: bad[k] for k in missed}})
+            )
             notes += alerts(page)
+            still = [key for key in missed if f"address set {key} to" not in notes]
+            assert len(still) < len(missed), (path, "never noted", still, notes)
+            missed = still
         for key, raw in bad.items():
             assert f"address set {key} to" in notes, (path, key, raw, notes)
             checked.append(key)

@@ -90,10 +90,14 @@ def test_malformed_link_values_fall_back_with_a_note_and_never_raise(page):
             trials.append({key: vals[i % len(vals)] for key, vals in edges.items()})
         for values in trials:
             at = open_page(page, {**dict(settings), **values})
-            for key in check(at, keys, values):  # not drawn with the others: alone
-                alone = open_page(page, {**dict(settings), key: values[key]})
-                assert not check(alone, [(key, rules[key])], values), (key, values[key])
             assert at.get("plotly_chart") or page == TRAPS  # Traps draws after a guess
+            missed = check(at, keys, values)
+            while missed:  # drawn only when the others are good (below a question): again
+                again = {key: values[key] for key in missed}
+                at = open_page(page, {**dict(settings), **again})
+                still = check(at, [(key, rules[key]) for key in missed], again)
+                assert len(still) < len(missed), ("never drawn", still)
+                missed = still
 
 
 @pytest.mark.parametrize(("key", "default"), [("d_model", 4), ("d_ff", 16), ("T", 6), ("seed", 0)])
