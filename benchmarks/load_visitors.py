@@ -7,7 +7,7 @@ Each visitor is one websocket speaking Streamlit's protocol (harness.protocol). 
 at a random moment in the first `--arrivals` seconds, then opens `--pages` pages, each a
 fresh link: a random page, a random seed, random sizes (log-uniform up to the caps), and
 two of the page's own controls set to random valid values (read from the registry the
-pages fill, as tests/test_url_fuzz.py does). Between pages it reads for 2-5 s. Every
+pages fill, as tests/pages/test_url_fuzz.py does). Between pages it reads for 2-5 s. Every
 open must finish with no exception element. Target (issue 14): p95 under 2 s, 0 errors.
 """
 

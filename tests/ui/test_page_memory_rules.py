@@ -3,7 +3,7 @@
 A session keeps a widget's callback and a fragment's function for as long as it lives, and
 a function defined in a page keeps that page's globals alive with it: every array of the
 page's last run. At the caps that pinned 60-70 MB per visitor, found with
-tests/test_server_memory.py. Callbacks, fragments and cached functions therefore live in
+tests/server/test_server_memory.py. Callbacks, fragments and cached functions therefore live in
 ffn_ui modules, and a button that sets controls hands `st.session_state.update` its values
 (ffn_ui/buttons.py).
 """
