@@ -176,26 +176,22 @@ class Walker:
         control.click()
         return f"pills {control.inner_text()!r}"
 
-    def _number(self, control) -> str:
+    def type_in(self, control, kind: str, values: list[str], confirm: str) -> str:
+        """Type one of `values` into a box and confirm it as a person would."""
         name = self.label(control)
-        value = self.rng.choice(NUMBERS)
+        value = self.rng.choice(values)
         control.fill(value)
-        control.press("Enter")
-        return f"number {name!r}: {value}"
+        control.press(confirm)
+        return f"{kind} {name!r}: {value[:40]!r}"
+
+    def _number(self, control) -> str:
+        return self.type_in(control, "number", NUMBERS, "Enter")
 
     def _text(self, control) -> str:
-        name = self.label(control)
-        value = self.rng.choice(SENTENCES)
-        control.fill(value)
-        control.press("Enter")
-        return f"text {name!r}: {value[:40]!r}"
+        return self.type_in(control, "text", SENTENCES, "Enter")
 
     def _textarea(self, control) -> str:
-        name = self.label(control)
-        value = self.rng.choice(SENTENCES)
-        control.fill(value)
-        control.press("Tab")
-        return f"textarea {name!r}: {value[:40]!r}"
+        return self.type_in(control, "textarea", SENTENCES, "Tab")
 
     def _button(self, control) -> str:
         text = control.inner_text()
