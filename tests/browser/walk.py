@@ -47,7 +47,9 @@ EXCEPTION = '[data-testid="stException"]'
 # The indices of the elements matching a selector that a person could use: shown, with a
 # size, and neither disabled nor inside something disabled (Playwright's own rules).
 USABLE = """selector => [...document.querySelectorAll(selector)].flatMap((el, i) => {
-    const shown = el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+    // checkVisibility also sees what a closed expander (<details>) hides from view
+    const shown = el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true})
+        && el.getClientRects().length > 0;
     const disabled = el.disabled || el.closest('[aria-disabled="true"], fieldset[disabled]');
     return shown && !disabled ? [i] : [];
 })"""
