@@ -191,5 +191,7 @@ def keep_small_weights_in_url(weights: dict[str, np.ndarray]) -> None:
 
 
 def drop_url_value(key: str) -> None:
+    """Drop `w` or `x` from the address. No widget is bound to them (the page writes them
+    itself), so they can be deleted; a bound key needs url.forget_url_value instead."""
     if key in st.query_params:
         del st.query_params[key]
