@@ -39,7 +39,7 @@ def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, l
             st.warning("Type at least one word; showing “hello” meanwhile.")
             words = ["hello"]
         word_count(len(words), container)
-        drop_url_value("x")
+        forget_url_value("x")
         return sentence_vectors(tuple(words), d_model), token_labels(words)
     T = bound_number("tokens T", "T", 1, MAX_TOKENS, 6, container, help=T_HELP)
     names = token_labels(labels("t", T))
@@ -47,7 +47,7 @@ def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, l
         return edited_tokens(T, d_model, seed), names
     if mode == "edited":
         st.info(f"x can be edited up to d_model = {MAX_EDIT}; showing random tokens instead.")
-    drop_url_value("x")
+    forget_url_value("x")
     return random_tokens(T, d_model, seed), names
 
 
@@ -95,7 +95,7 @@ def model_weights(init: str, d_model: int, d_ff: int, seed: int) -> tuple[Arrays
     Edited and uploaded weights already live in the session.
     """
     if init in ("normal", "Xavier"):
-        drop_url_value("w")
+        forget_url_value("w")
         return shared_random(d_model, d_ff, init.lower(), seed)
     if init == "uploaded":
         uploaded = st.session_state.get("uploaded_weights")
@@ -108,14 +108,14 @@ def model_weights(init: str, d_model: int, d_ff: int, seed: int) -> tuple[Arrays
             "No uploaded weights of this size yet: upload a file under the weights "
             "settings. Showing random normal weights meanwhile."
         )
-        drop_url_value("w")
+        forget_url_value("w")
         return shared_random(d_model, d_ff, "normal", seed)
     if d_model > MAX_EDIT or d_ff > MAX_EDIT:
         st.info(
             f"Weights can be edited up to d_model, d_ff ≤ {MAX_EDIT}; showing random "
             "normal weights instead."
         )
-        drop_url_value("w")
+        forget_url_value("w")
         return shared_random(d_model, d_ff, "normal", seed)
     return own(hand_weights(d_model, d_ff, seed))
 
@@ -186,12 +186,5 @@ def keep_small_weights_in_url(weights: dict[str, np.ndarray]) -> None:
     if d_model <= MAX_EDIT and d_ff <= MAX_EDIT:
         st.query_params["w"] = encode_arrays(list(weights.values()))
     else:
-        drop_url_value("w")
+        forget_url_value("w")
         st.caption("A link cannot carry uploaded weights this large: share the file too.")
-
-
-def drop_url_value(key: str) -> None:
-    """Drop `w` or `x` from the address. No widget is bound to them (the page writes them
-    itself), so they can be deleted; a bound key needs url.forget_url_value instead."""
-    if key in st.query_params:
-        del st.query_params[key]
