@@ -25,6 +25,13 @@ def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
     return x * scale * weight
 
 
+def rms_norm_backward(dy: np.ndarray, x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
+    """dL/dx from dL/dy for y = rms_norm(x): r·g − r³·x·mean(g·x), with g = dy·weight."""
+    r = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)  # (..., 1)
+    g = dy * weight  # (..., C)
+    return r * g - r**3 * x * np.mean(g * x, axis=-1, keepdims=True)
+
+
 def rotary_angles(positions: np.ndarray, head_size: int, base: float) -> np.ndarray:
     """The angle each pair of a head is turned by: position * base^(-2i / head_size).
 
@@ -68,6 +75,16 @@ class KeysValues:
     v: np.ndarray  # (n_kv, T_seen, hs)
 
 
+@dataclass(frozen=True)
+class AttentionCache:
+    """What `attention_backward` needs from the forward pass."""
+
+    q: np.ndarray  # (n_kv, group*T, hs) rotated queries, grouped by the key head they read
+    seen: KeysValues  # every key and value the new tokens could read
+    weights: np.ndarray  # (n_kv, group, T, T_all) attention weights
+    angles: np.ndarray  # (T, hs/2)
+
+
 def split_heads(x: np.ndarray, heads: int) -> np.ndarray:
     """(T, heads*hs) -> (heads, T, hs)."""
     T = x.shape[0]
@@ -86,10 +103,45 @@ def attention(
     Returns out (T, C) and the keys/values of past and new tokens together. A new token
     at place t sees every past token and the new tokens up to t, never later ones.
     """
-    T = x.shape[0]
-    q = rotate_pairs(split_heads(x @ w.W_q, w.n_q), angles)  # (n_q, T, hs)
-    k = rotate_pairs(split_heads(x @ w.W_k, w.n_kv), angles)  # (n_kv, T, hs)
-    v = split_heads(x @ w.W_v, w.n_kv)  # (n_kv, T, hs)
+    out, cache = attention_forward(x, w, angles, past)
+    return out, cache.seen
+
+
+def attention_forward(
+    x: np.ndarray,
+    w: AttentionWeights,
+    angles: np.ndarray,
+    past: KeysValues | None = None,
+) -> tuple[np.ndarray, AttentionCache]:
+    """`attention`, keeping what its backward pass needs."""
+    mixed, cache = mix(x @ w.W_q, x @ w.W_k, x @ w.W_v, w, angles, past)  # (T, n_q*hs)
+    return mixed @ w.W_o, cache  # (T, C)
+
+
+def attention_backward(dout: np.ndarray, w: AttentionWeights, cache: AttentionCache) -> np.ndarray:
+    """dL/dx (T, C) of the new tokens from dL/dout (T, C); the past keys and values are
+    held fixed (they came from earlier tokens, which these tokens cannot change)."""
+    dq, dk, dv = mix_backward(dout @ w.W_o.T, w, cache)
+    return dq @ w.W_q.T + dk @ w.W_k.T + dv @ w.W_v.T  # (T, C)
+
+
+def mix(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    w: AttentionWeights,
+    angles: np.ndarray,
+    past: KeysValues | None,
+) -> tuple[np.ndarray, AttentionCache]:
+    """Attention between the projections and W_o: rotate, score, mask, softmax, mix.
+
+    q (T, n_q*hs), k and v (T, n_kv*hs) of the new tokens -> (T, n_q*hs). Kept apart from
+    the projections so that several prompts can share one pass over the weights.
+    """
+    T = q.shape[0]
+    q = rotate_pairs(split_heads(q, w.n_q), angles)  # (n_q, T, hs)
+    k = rotate_pairs(split_heads(k, w.n_kv), angles)  # (n_kv, T, hs)
+    v = split_heads(v, w.n_kv)  # (n_kv, T, hs)
     if past is not None:
         k = np.concatenate([past.k, k], axis=1)  # (n_kv, T_all, hs)
         v = np.concatenate([past.v, v], axis=1)
@@ -103,4 +155,30 @@ def attention(
     weights = softmax(np.where(seen, scores, -np.inf))  # (n_kv, group, T, T_all)
     mixed = weights.reshape(w.n_kv, group * T, T_all) @ v  # (n_kv, group*T, hs)
     mixed = mixed.reshape(w.n_q, T, hs).transpose(1, 0, 2).reshape(T, w.n_q * hs)  # (T, n_q*hs)
-    return mixed @ w.W_o, KeysValues(k, v)  # (T, C)
+    return mixed, AttentionCache(q, KeysValues(k, v), weights, angles)
+
+
+def mix_backward(
+    d_mixed: np.ndarray, w: AttentionWeights, cache: AttentionCache
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dL/dq (T, n_q*hs), dL/dk and dL/dv (T, n_kv*hs) of the new tokens, from dL/dmixed."""
+    T = d_mixed.shape[0]
+    k, v, weights = cache.seen.k, cache.seen.v, cache.weights  # (n_kv, T_all, hs), …
+    n_kv, group, _, T_all = weights.shape
+    hs = k.shape[2]
+    d_mixed = d_mixed.reshape(T, w.n_q, hs).transpose(1, 0, 2).reshape(n_kv, group * T, hs)
+    P = weights.reshape(n_kv, group * T, T_all)
+    dv = P.transpose(0, 2, 1) @ d_mixed  # (n_kv, T_all, hs)
+    dP = d_mixed @ v.transpose(0, 2, 1)  # (n_kv, group*T, T_all)
+    d_scores = P * (dP - np.sum(dP * P, axis=-1, keepdims=True)) * hs**-0.5  # softmax's
+    dq = d_scores @ k  # (n_kv, group*T, hs)
+    dk = d_scores.transpose(0, 2, 1) @ cache.q  # (n_kv, T_all, hs)
+    back = -cache.angles  # turning back by the same angle undoes the rotation
+    dq = rotate_pairs(dq.reshape(w.n_q, T, hs), back)  # (n_q, T, hs)
+    dk = rotate_pairs(dk[:, T_all - T :], back)  # (n_kv, T, hs): the new tokens' only
+    dv = dv[:, T_all - T :]
+
+    def merge(d: np.ndarray) -> np.ndarray:  # (heads, T, hs) -> (T, heads*hs)
+        return d.transpose(1, 0, 2).reshape(T, -1)
+
+    return merge(dq), merge(dk), merge(dv)

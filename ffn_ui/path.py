@@ -73,9 +73,14 @@ TIERS: dict[str, list[Step]] = {
             "Real model",
             "find the same keys and values inside a trained transformer",
         ),
+        Step(
+            "pages/12_Language_model.py",
+            "Language model",
+            "watch SwiGLU neurons push a real model's next word, and switch them off",
+        ),
     ],
     "Reference": [
-        Step("pages/12_Glossary.py", "Glossary", "look up a symbol or a term"),
+        Step("pages/13_Glossary.py", "Glossary", "look up a symbol or a term"),
     ],
 }
 STEPS = [step for steps in TIERS.values() for step in steps]

@@ -103,6 +103,7 @@ PAGES = {
     "mixture_of_experts": "Mixture_of_experts",
     "memory_lab": "Memory_lab",
     "real_model": "Real_model",
+    "language_model": "Language_model",
     "glossary": "Glossary",
 }
 # charts at the default model (Collapse hides its training until the learner predicts)
@@ -119,6 +120,7 @@ CHART_COUNTS = {
     "mixture_of_experts": 3,
     "memory_lab": 6,  # the capacity curve waits for its toggle
     "real_model": 7,
+    "language_model": 6,  # the gate-up scatter waits for a prediction, the edit for picks
     "glossary": 0,
 }
 

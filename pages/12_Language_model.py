@@ -1,0 +1,149 @@
+"""Language model: SwiGLU's keys and values inside SmolLM2-135M, a real next-token predictor."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core.decoder_facts import rows_moved, sum_of_values_gap
+from ffn_core.llama import rms_norm
+from ffn_ui import figures
+from ffn_ui import language_model as lm
+from ffn_ui import language_model_sections as sections
+from ffn_ui.display import show
+from ffn_ui.labels import labels, token_labels
+from ffn_ui.path import next_step
+from ffn_ui.pickers import pick_token
+from ffn_ui.predict import Question, predicted
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_slider, bound_text
+
+INTRO = (
+    "The Real model page shows an encoder. Here is the kind of model that writes text: "
+    "**SmolLM2-135M-Instruct**, a Llama-style decoder (30 blocks, d_model 576, d_ff 1536), "
+    "run by this app's own NumPy code. Every block's FFN is SwiGLU, the very "
+    "`swiglu_forward` of the Activations page, and the model reads your text to predict the "
+    "next token."
+)
+
+toy = setup(
+    "Language model",
+    "Language model: SwiGLU inside a next-token predictor",
+    INTRO,
+    tuck_model=True,
+)
+model = lm.model_or_instructions()
+s = model.settings
+neurons = labels("n", s.d_ff)
+
+places = st.columns(len(lm.PRESETS))
+for place, (name, preset) in zip(places, lm.PRESETS.items(), strict=True):
+    place.button(name, on_click=lm.apply_preset, args=(name,), help=preset.why, width="stretch")
+left, right = st.columns([3, 1])
+text = bound_text("your text", "lm_text", lm.DEFAULT.text, lm.MAX_CHARS, left)
+layer = bound_slider("block", "lm_layer", 1, s.n_layers, lm.DEFAULT.layer, 1, right) - 1
+if not model.encode(text).size:
+    st.info("Type some text above: the model needs at least one token to predict the next.")
+    st.stop()
+trace = lm.run(text)
+tokens = token_labels([lm.visible(t) for t in trace.tokens], start=0)
+predicted_id = int(np.argmax(trace.logits[-1]))
+word = lm.visible(model.piece(predicted_id))
+
+st.subheader("1. Next token")
+probabilities = lm.next_probabilities(text, ())
+st.caption(
+    f"{len(tokens)} tokens in, one probability per token of the 49,152-token vocabulary "
+    f"out. Notice the top one, “{word}”, at {probabilities[predicted_id]:.2f}: greedy "
+    "decoding below simply takes the top token, again and again."
+)
+show(sections.top_bars(model, probabilities), toy.presenter)
+n_new = bound_slider("continue for (tokens)", "lm_new", 1, lm.MAX_NEW, 12, 1)
+words, seconds = lm.continuation(text, n_new)
+st.code(text + words, language=None, wrap_lines=True)
+st.caption(f"Greedy continuation of up to {n_new} tokens, made in {seconds:.2f} s.")
+
+st.subheader(f"2. Who fires in block {layer + 1}'s gated FFN")
+h = trace.ffn_act[layer]  # (T, d_ff)
+order = np.argsort(-np.abs(h).max(axis=0))[:40]
+st.caption(
+    "Notice the few bright columns: h = silu(gate)·up, and most neurons write little. "
+    "Red is a positive h, blue a negative one; the 40 neurons with the largest |h| are shown."
+)
+show(
+    figures.matrix_heatmap(h[:, order], tokens, [neurons[j] for j in order], "h", "h"),
+    toy.presenter,
+)
+token = pick_token(tokens, key="lm_tok", default=len(tokens) - 1, gone="in this text")
+question = Question(
+    "A neuron's gate is −6 and its up is +5. What does it write?",
+    "guess_gate",
+    ("a lot, positive", "about nothing", "a lot, negative"),
+    answer="about nothing",
+    why="silu(−6) is −0.015, so h = −0.015 × 5 ≈ −0.07: a shut gate silences any up.",
+)
+if predicted(question, setting=layer):
+    show(
+        figures.gate_up_scatter(
+            trace.ffn_gate[layer, token], trace.ffn_up[layer, token], h[token], neurons
+        ),
+        toy.presenter,
+    )
+    st.caption(
+        f"Every neuron of block {layer + 1} for token {tokens[token]}. Left of the vertical "
+        "line the gate is shut and h is pale whatever up says; right of it, up's sign "
+        "decides the colour."
+    )
+st.page_link("pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
+
+st.subheader(f"3. What the FFNs write towards “{word}”")
+per_neuron = model.neuron_attribution(trace, -1, predicted_id)  # (L, d_ff)
+pushers = sections.pushers_table(per_neuron)
+top_share = sum(p.push for p in pushers[: sections.TOP]) / per_neuron[per_neuron > 0].sum()
+st.caption(
+    "Notice which blocks the strongest pushers sit in, and how spread out the push is: "
+    f"these {sections.TOP} give {top_share:.0%} of all the upward push of the "
+    f"{per_neuron.size:,} neurons. Each bar is h_j × (W_down[j] · u): what the neuron adds "
+    "to the predicted word's logit at the last token, directly. It leaves out the final "
+    "norm's bend and what later blocks do with what the neuron wrote."
+)
+show(sections.pusher_bars(pushers), toy.presenter)
+choice = sections.pick_pusher(pushers)
+show(sections.value_figure(model, *choice, predicted_id), toy.presenter)
+st.caption(
+    "Read like LM-Debugger: the neuron's value vector, times the final norm's weights, "
+    "against every token's output vector (SmolLM2 ties them to its input embeddings). The "
+    "grey bar is the predicted word's own score. A neuron whose h is negative writes the "
+    "reverse: what its value suppresses, it promotes."
+)
+sections.logit_lens(model, trace, predicted_id, word, toy.presenter)
+
+st.subheader("4. Intervene: switch neurons off, or promote them")
+edits, chosen = sections.edit_controls(pushers, len(tokens) - 1)
+if edits:
+    before = lm.next_probabilities(text, ())
+    after = lm.next_probabilities(text, edits)
+    show(sections.before_after(model, before, after), toy.presenter)
+    new_words, _ = lm.continuation(text, n_new, edits)
+    st.code(text + new_words, language=None, wrap_lines=True)
+    st.caption(
+        f"{chosen}: “{word}” went from {before[predicted_id]:.2f} to "
+        f"{after[predicted_id]:.2f}. The continuation above is regenerated with the edit."
+    )
+st.page_link("pages/10_Memory_lab.py", label="Find and rewrite a fact in a toy FFN →")
+
+st.subheader("5. The toy pages' facts, on real weights")
+block = model.blocks[layer]
+x_in = rms_norm(trace.hidden_states[layer] + trace.attn_out[layer], block.ffn_norm, s.eps)
+moved = rows_moved(x_in, block.W_gate, block.W_up, block.W_down, token)
+st.markdown(
+    f"- **The output is the sum of the values.** Block {layer + 1}, token {tokens[token]}: "
+    "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
+    f"most {sum_of_values_gap(h[token], block.W_down, trace.ffn_out[layer, token]):.1e}.\n"
+    f"- **Position-wise.** Give token {tokens[token]} another token's FFN input: its own "
+    f"output moves by up to {moved[token]:.3g}; every other token's moves by "
+    f"{np.delete(moved, token).max(initial=0.0):.1e}.\n"
+    "- **Causal.** Add “ and” to the text: the earlier tokens' states move by at most "
+    f"{lm.causal_gap(text):.1e} in every block, "
+    "because a decoder's token never reads the tokens after it."
+)
+
+next_step("pages/12_Language_model.py")
