@@ -46,7 +46,7 @@ def pusher_bars(pushers: list[Pusher]):
     return figures.bars(
         [p.label for p in pushers],
         [p.push for p in pushers],
-        f"the {TOP} neurons that push the predicted word up most, and the {TOP} that push it down",
+        "the neurons that push the predicted word up most, and down most",
         "push on the logit",
         colours=colours,
         horizontal=True,
@@ -73,7 +73,7 @@ def value_figure(model: LanguageModel, layer: int, neuron: int, target: int):
     words = [f"“{lm.visible(w)}”" for w, _ in [*up, *down]] + [word]
     values = [score for _, score in [*up, *down]] + [float(scores[target])]
     colours = [figures.COLOURS[0]] * len(up) + [figures.COLOURS[5]] * len(down) + ["#999999"]
-    title = f"block {layer + 1} n{neuron + 1}'s value vector: the tokens it promotes and suppresses"
+    title = f"b{layer + 1} n{neuron + 1}'s value: the tokens it promotes and suppresses"
     return figures.bars(words, values, title, "score", colours=colours, horizontal=True)
 
 

@@ -33,8 +33,8 @@ model = lm.model_or_instructions()
 s = model.settings
 neurons = labels("n", s.d_ff)
 
-places = st.columns(len(lm.PRESETS))
-for place, (name, preset) in zip(places, lm.PRESETS.items(), strict=True):
+places = [*st.columns(3), *st.columns(3)]  # two rows: a projector's column is narrow
+for place, (name, preset) in zip(places, lm.PRESETS.items(), strict=False):
     place.button(name, on_click=lm.apply_preset, args=(name,), help=preset.why, width="stretch")
 left, right = st.columns([3, 1])
 text = bound_text("your text", "lm_text", lm.DEFAULT.text, lm.MAX_CHARS, left)

