@@ -3,6 +3,7 @@
     python -m benchmarks.load_classroom                 # 30 students, 25 moves each
     python -m benchmarks.load_classroom --students 5 --moves 5
     python -m benchmarks.load_classroom --page real     # the Real model page instead
+    python -m benchmarks.load_classroom --page language # the Language model page
 
 Each student is one websocket to /_stcore/stream speaking Streamlit's own protocol: it
 opens the page, then every 2-5 s moves a slider and waits for the rerun to finish. On
@@ -64,10 +65,17 @@ def names_k(seen: Seen, value: float) -> bool:
     return any(f"the {int(value)} strongest neurons" in text for text in seen.texts)
 
 
+def names_block(seen: Seen, value: float) -> bool:
+    return f"2. Who fires in block {int(value)}'s gated FFN" in seen.headings
+
+
 SCENARIOS = {
     "activations": Scenario("Activations", "range", [v / 2 for v in range(1, 21)], axis_ends_at),
     "real": Scenario("Real_model", "rm_layer", [float(v) for v in range(1, 7)], names_layer),
     "real-k": Scenario("Real_model", "rm_k", [float(v) for v in range(1, 65)], names_k),
+    "language": Scenario(
+        "Language_model", "lm_layer", [float(v) for v in range(1, 31)], names_block
+    ),
 }
 
 
@@ -178,6 +186,8 @@ def main() -> None:
     try:
         warm = Student()
         warm_up = (app.port, scenario, 1, 0, warm, threading.Barrier(1), args.full_reruns)
+        if args.page == "language":  # both real models loaded, as a full lesson has them
+            student(app.port, SCENARIOS["real"], 1, 0, Student(), threading.Barrier(1), False)
         student(*warm_up)  # fills the caches, as the first visitor of a lesson would
         rss_warm = app.memory_mb()
         students = [Student() for _ in range(args.students)]

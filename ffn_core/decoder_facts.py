@@ -27,8 +27,9 @@ def rows_moved(
 ) -> np.ndarray:
     """(T,): how much each token's FFN output moves when only token t's input changes.
 
-    x (T, C) the FFN's input. Token t's row is replaced by another token's row; every
-    other row's output moves by exactly 0 because the FFN reads one row at a time.
+    x (T, C) the FFN's input. Token t's row is replaced by the next token's row (the first
+    token's, for the last); every other row's output moves by exactly 0 because the FFN
+    reads one row at a time.
     """
     before, _ = swiglu_forward(x, W_gate, W_up, W_down)  # (T, C)
     changed = x.copy()

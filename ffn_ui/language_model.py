@@ -142,3 +142,40 @@ def causal_gap(text: str) -> float:
     trace = run(text)
     longer = smollm().run_ids(np.append(trace.token_ids, smollm().encode(" and")))
     return earlier_tokens_moved(trace.hidden_states, longer.hidden_states)
+
+
+@dataclass(frozen=True)
+class Readout:
+    """What the last token's prediction is made of; the same for every block the page shows."""
+
+    per_neuron: np.ndarray  # (L, d_ff): each neuron's direct push on the predicted token
+    parts: dict[str, np.ndarray]  # the embedding's, each attention's and each FFN's share
+    lens_tops: list[str]  # the top token read after each block (L,)
+    lens_p: np.ndarray  # (L,) the predicted token's probability there
+
+
+@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+def readout(text: str) -> Readout:
+    """Computed once per text (about 0.2 MB), so moving the block slider costs no unembedding."""
+    model, trace = smollm(), run(text)
+    target = int(np.argmax(trace.logits[-1]))
+    tops, p = model.logit_lens(trace, target)
+    result = Readout(
+        model.neuron_attribution(trace, -1, target), model.logit_parts(trace, -1, target), tops, p
+    )
+    read_only([result.per_neuron, result.lens_p, *result.parts.values()])
+    return result
+
+
+@st.cache_data(max_entries=256, ttl=3600, show_spinner=False)
+def value_bars(layer: int, neuron: int, target: int, k: int = 8) -> tuple[list[str], list[float]]:
+    """The k tokens a value vector promotes most, the k it suppresses most, then the target
+    with its own score and rank: labels and scores for a bar chart."""
+    model = smollm()
+    scores = model.value_scores(layer, neuron)  # (vocab,)
+    order = np.argsort(scores)
+    picked = [*order[::-1][:k], *order[:k]]
+    rank = int((scores > scores[target]).sum()) + 1
+    words = [f"“{visible(model.piece(i))}”" for i in picked]
+    words.append(f"“{visible(model.piece(target))}”, rank {rank:,}")
+    return words, [float(scores[i]) for i in [*picked, target]]

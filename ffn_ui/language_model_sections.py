@@ -10,11 +10,14 @@ import streamlit as st
 
 from ffn_core.decoder_facts import rows_moved, sum_of_values_gap
 from ffn_core.llama import rms_norm
-from ffn_core.smollm import Edit, LanguageModel, Trace
+from ffn_core.smollm import Edit, LanguageModel
 from ffn_ui import figures
 from ffn_ui import language_model as lm
 from ffn_ui.display import show
-from ffn_ui.url import bound_multiselect, bound_select, literal
+from ffn_ui.labels import labels, token_labels
+from ffn_ui.pickers import pick_token
+from ffn_ui.predict import Question, predicted
+from ffn_ui.url import bound_multiselect, bound_select, bound_slider, literal
 
 TOP = 10  # neurons shown pushing up, and as many pushing down
 ACTIONS = {"switch off (× 0)": 0.0, "promote (× 3)": 3.0}
@@ -63,30 +66,25 @@ def pick_pusher(pushers: list[Pusher]) -> tuple[int, int]:
     return chosen.layer, chosen.neuron
 
 
-def value_figure(model: LanguageModel, layer: int, neuron: int, target: int):
+def value_figure(layer: int, neuron: int, target: int):
     """The 8 tokens the neuron's value promotes most and the 8 it suppresses most, and
     below them the predicted word with its own score and rank."""
-    up, down = model.value_tokens(layer, neuron, 8)
-    scores = model.value_scores(layer, neuron)
-    rank = int((scores > scores[target]).sum()) + 1
-    word = f"“{lm.visible(model.piece(target))}”, rank {rank:,}"
-    words = [f"“{lm.visible(w)}”" for w, _ in [*up, *down]] + [word]
-    values = [score for _, score in [*up, *down]] + [float(scores[target])]
-    colours = [figures.COLOURS[0]] * len(up) + [figures.COLOURS[5]] * len(down) + ["#999999"]
+    words, values = lm.value_bars(layer, neuron, target, 8)
+    colours = [figures.COLOURS[0]] * 8 + [figures.COLOURS[5]] * 8 + ["#999999"]
     title = f"b{layer + 1} n{neuron + 1}'s value: the tokens it promotes and suppresses"
     return figures.bars(words, values, title, "score", colours=colours, horizontal=True)
 
 
-def logit_lens(model: LanguageModel, trace: Trace, target: int, word: str, presenter: bool) -> None:
+def logit_lens(readout: lm.Readout, word: str, presenter: bool) -> None:
     """The top token read after every block, and each block's attention and FFN shares."""
-    parts = model.logit_parts(trace, -1, target)
-    blocks = [f"{i + 1}" for i in range(model.settings.n_layers)]
+    parts = readout.parts
+    blocks = [f"{i + 1}" for i in range(len(readout.lens_p))]
     st.caption(
         f"The logit lens: the last token's stream read as if each block were the last. "
         f"Notice where {literal(word)} first comes out on top, and which blocks' FFNs write it."
     )
-    tops, p_target = model.logit_lens(trace, target)
-    strip = figures.lens_strip(blocks, [lm.visible(t) for t in tops], p_target, word)
+    tops = [lm.visible(t) for t in readout.lens_tops]
+    strip = figures.lens_strip(blocks, tops, readout.lens_p, word)
     show(strip, presenter)
     shares = {"attention": parts["attention"], "FFN": parts["ffn"]}
     show(
@@ -138,24 +136,72 @@ def before_after(model: LanguageModel, before: np.ndarray, after: np.ndarray, k:
     return figures.grouped_bars(series, words, "next-token probability, before and after")
 
 
-def toy_facts(
-    model: LanguageModel, trace: Trace, text: str, layer: int, token: int, tokens: list[str]
-) -> None:
-    """The toy pages' three facts, measured on this block and token."""
+GATE_QUESTION = Question(
+    "A neuron's gate is −6 and its up is +5. What does it write?",
+    "guess_gate",
+    ("a lot, positive", "about nothing", "a lot, negative"),
+    answer="about nothing",
+    why="silu(−6) is −0.015, so h = −0.015 × 5 ≈ −0.07: a shut gate silences any up.",
+)
+
+
+@st.fragment
+def who_fires(text: str, presenter: bool) -> None:
+    """Section 2: one block's h for every token, then every neuron of one token as a
+    (gate, up) point. A fragment, so moving its block slider reruns only this section."""
+    trace = lm.run(text)
+    tokens = token_labels([lm.visible(t) for t in trace.tokens], start=0)
+    d_ff = trace.ffn_act.shape[2]
+    neurons = labels("n", d_ff)
+    heading = st.empty()  # above the slider, naming the block the slider picks
+    layer = bound_slider("block", "lm_layer", 1, len(trace.ffn_act), lm.DEFAULT.layer, 1) - 1
+    heading.subheader(f"2. Who fires in block {layer + 1}'s gated FFN")
+    h = trace.ffn_act[layer]  # (T, d_ff)
+    order = np.argsort(-np.abs(h).max(axis=0))[:40]
+    st.caption(
+        "Notice the few bright columns: h = silu(gate)·up, and most neurons write little. Red "
+        "is a positive h, blue a negative one; the 40 neurons with the largest |h| are shown."
+    )
+    heatmap = figures.matrix_heatmap(h[:, order], tokens, [neurons[j] for j in order], "h", "h")
+    show(heatmap, presenter)
+    token = pick_token(tokens, key="lm_tok", default=len(tokens) - 1, gone="in this text")
+    if predicted(GATE_QUESTION):
+        gate, up = trace.ffn_gate[layer, token], trace.ffn_up[layer, token]
+        show(figures.gate_up_scatter(gate, up, h[token], neurons), presenter)
+        st.caption(
+            f"Every neuron of block {layer + 1} for token {literal(tokens[token])}. Left of "
+            "the vertical line the gate is shut and h is pale whatever up says; right of it, "
+            "up's sign decides the colour."
+        )
+    st.page_link("pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
+
+
+@st.fragment
+def toy_facts(text: str) -> None:
+    """Section 6: the toy pages' three facts, measured on a block of the learner's choice
+    at the last token. A fragment with its own block slider."""
+    model, trace = lm.smollm(), lm.run(text)
+    layer = bound_slider("block to check", "lm_check_block", 1, len(trace.ffn_act), 1, 1) - 1
+    token = len(trace.tokens) - 1
     block = model.blocks[layer]
     eps = model.settings.eps
     x_in = rms_norm(trace.hidden_states[layer] + trace.attn_out[layer], block.ffn_norm, eps)
     moved = rows_moved(x_in, block.W_gate, block.W_up, block.W_down, token)
     gap = sum_of_values_gap(trace.ffn_act[layer, token], block.W_down, trace.ffn_out[layer, token])
-    shown = literal(tokens[token])
-    st.markdown(
-        f"- **The output is the sum of the values.** Block {layer + 1}, token {shown}: "
+    shown = literal(f"{token}: {lm.visible(trace.tokens[token])}")
+    facts = [
+        f"**The output is the sum of the values.** Block {layer + 1}, token {shown}: "
         "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
-        f"most {gap:.1e}.\n"
-        f"- **Position-wise.** Give token {shown} another token's FFN input: its own "
-        f"output moves by up to {moved[token]:.3g}; every other token's moves by "
-        f"{np.delete(moved, token).max(initial=0.0):.1e}.\n"
-        "- **Causal.** Add “ and” to the text: the earlier tokens' states move by at most "
+        f"most {gap:.1e}.",
+        "**Causal.** Add “ and” to the text: the earlier tokens' states move by at most "
         f"{lm.causal_gap(text):.1e} in every block, because a decoder's token never reads "
-        "the tokens after it."
-    )
+        "the tokens after it.",
+    ]
+    if token > 0:  # with one token there is no other row to compare
+        facts.insert(
+            1,
+            f"**Position-wise.** Give token {shown} the first token's FFN input: its own "
+            f"output moves by up to {moved[token]:.3g}; every other token's moves by "
+            f"{np.delete(moved, token).max():.1e}.",
+        )
+    st.markdown("\n".join(f"- {fact}" for fact in facts))

@@ -3,15 +3,12 @@
 import numpy as np
 import streamlit as st
 
-from ffn_ui import figures
 from ffn_ui import language_model as lm
 from ffn_ui import language_model_sections as sections
 from ffn_ui.display import show
 from ffn_ui.fact_rewrite import rewrite_section
-from ffn_ui.labels import labels, token_labels
+from ffn_ui.labels import token_labels
 from ffn_ui.path import next_step
-from ffn_ui.pickers import pick_token
-from ffn_ui.predict import Question, predicted
 from ffn_ui.setup import setup
 from ffn_ui.url import bound_slider, bound_text, literal
 
@@ -30,15 +27,11 @@ toy = setup(
     tuck_model=True,
 )
 model = lm.model_or_instructions()
-s = model.settings
-neurons = labels("n", s.d_ff)
 
 places = [*st.columns(3), *st.columns(3)]  # two rows: a projector's column is narrow
 for place, (name, preset) in zip(places, lm.PRESETS.items(), strict=False):
     place.button(name, on_click=lm.apply_preset, args=(name,), help=preset.why, width="stretch")
-left, right = st.columns([3, 1])
-text = bound_text("your text", "lm_text", lm.DEFAULT.text, lm.MAX_CHARS, left)
-layer = bound_slider("block", "lm_layer", 1, s.n_layers, lm.DEFAULT.layer, 1, right) - 1
+text = bound_text("your text", "lm_text", lm.DEFAULT.text, lm.MAX_CHARS)
 if not model.encode(text).size:
     st.info("Type some text above: the model needs at least one token to predict the next.")
     st.stop()
@@ -58,43 +51,13 @@ show(sections.top_bars(model, probabilities), toy.presenter)
 n_new = bound_slider("continue for (tokens)", "lm_new", 1, lm.MAX_NEW, 12, 1)
 words, seconds = lm.continuation(text, n_new)
 st.code(text + words, language=None, wrap_lines=True)
-st.caption(f"Greedy continuation of up to {n_new} tokens, made in {seconds:.2f} s.")
+st.caption(f"Greedy continuation of up to {n_new} tokens, made in {seconds:.2f} s on this server.")
 
-st.subheader(f"2. Who fires in block {layer + 1}'s gated FFN")
-h = trace.ffn_act[layer]  # (T, d_ff)
-order = np.argsort(-np.abs(h).max(axis=0))[:40]
-st.caption(
-    "Notice the few bright columns: h = silu(gate)·up, and most neurons write little. "
-    "Red is a positive h, blue a negative one; the 40 neurons with the largest |h| are shown."
-)
-show(
-    figures.matrix_heatmap(h[:, order], tokens, [neurons[j] for j in order], "h", "h"),
-    toy.presenter,
-)
-token = pick_token(tokens, key="lm_tok", default=len(tokens) - 1, gone="in this text")
-question = Question(
-    "A neuron's gate is −6 and its up is +5. What does it write?",
-    "guess_gate",
-    ("a lot, positive", "about nothing", "a lot, negative"),
-    answer="about nothing",
-    why="silu(−6) is −0.015, so h = −0.015 × 5 ≈ −0.07: a shut gate silences any up.",
-)
-if predicted(question, setting=layer):
-    show(
-        figures.gate_up_scatter(
-            trace.ffn_gate[layer, token], trace.ffn_up[layer, token], h[token], neurons
-        ),
-        toy.presenter,
-    )
-    st.caption(
-        f"Every neuron of block {layer + 1} for token {literal(tokens[token])}. Left of the "
-        "vertical line the gate is shut and h is pale whatever up says; right of it, up's sign "
-        "decides the colour."
-    )
-st.page_link("pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
+sections.who_fires(text, toy.presenter)  # a fragment: its block slider reruns only it
 
 st.subheader(f"3. What the FFNs write towards {literal(word)}")
-per_neuron = model.neuron_attribution(trace, -1, predicted_id)  # (L, d_ff)
+readout = lm.readout(text)
+per_neuron = readout.per_neuron  # (L, d_ff)
 pushers = sections.pushers_table(per_neuron)
 top_share = sum(p.push for p in pushers[: sections.TOP]) / per_neuron[per_neuron > 0].sum()
 st.caption(
@@ -106,14 +69,14 @@ st.caption(
 )
 show(sections.pusher_bars(pushers), toy.presenter)
 choice = sections.pick_pusher(pushers)
-show(sections.value_figure(model, *choice, predicted_id), toy.presenter)
+show(sections.value_figure(*choice, predicted_id), toy.presenter)
 st.caption(
     "Read like LM-Debugger: the neuron's value vector, times the final norm's weights, "
     "against every token's output vector (SmolLM2 ties them to its input embeddings). The "
     "grey bar is the predicted word's own score. A neuron whose h is negative writes the "
     "reverse: what its value suppresses, it promotes."
 )
-sections.logit_lens(model, trace, predicted_id, word, toy.presenter)
+sections.logit_lens(readout, word, toy.presenter)
 
 st.subheader("4. Intervene: switch neurons off, or promote them")
 edits, chosen = sections.edit_controls(pushers, len(tokens) - 1)
@@ -138,6 +101,6 @@ rewrite_section()
 st.page_link("pages/10_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")
 
 st.subheader("6. The toy pages' facts, on real weights")
-sections.toy_facts(model, trace, text, layer, token, tokens)
+sections.toy_facts(text)  # a fragment with its own block slider
 
 next_step("pages/12_Language_model.py")

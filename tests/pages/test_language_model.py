@@ -22,6 +22,7 @@ def fresh_runs(smollm):
     st.cache_data.clear()
     lm.run.clear()
     lm.next_probabilities.clear()
+    lm.readout.clear()
     fr.rewrite.clear()
 
 
