@@ -48,6 +48,10 @@ PAGES = {
         "pages/11_Real_model.py",
         {"rm_text": ("word " * 40).strip(), "rm_cols": "256", "rm_k": "256"},
     ),
+    "Language model": (
+        "pages/12_Language_model.py",
+        {"lm_text": ("? " * 150).strip(), "lm_new": "20", "guess_gate": "about nothing"},
+    ),
 }
 
 

@@ -14,7 +14,7 @@ from harness.protocol import Visitor
 from harness.server import AppServer
 
 CAPS = "d_model=1024&d_ff=4096&tokens=random&T=64"
-# 40 distinct seeds and sizes, each new to every cache it passes through.
+# 43 distinct seeds, sizes and texts, each new to every cache it passes through.
 LINKS = (
     [("Neurons", f"{CAPS}&seed={seed}") for seed in range(1, 17)]
     + [("Key_value_memory", f"d_model=768&d_ff=3072&seed={seed}") for seed in range(1, 5)]
@@ -25,12 +25,14 @@ LINKS = (
     + [("Memory_lab", f"d_model={d}&mem_dff=256&seed=0") for d in (120, 124, 126, 1024)]
     + [("Neurons", f"d_model={d}&d_ff={4 * d}&seed={d}") for d in (48, 96, 160, 320, 500, 700)]
     + [("Real_model", f"rm_text={'word+' * n}end") for n in (30, 31)]
+    + [("Language_model", f"lm_text={'%3F+' * n}end") for n in (70, 71, 72)]
 )
 # The ceiling for these links, from the per-entry sizes in benchmarks/RESULTS.md: two large
 # weight sets (2 x 67 MB), sixteen experts (16 x 4.2 MB), four fact stores and two traces
-# (under 10 MB together), and 50 MB for the rest (Streamlit's per-session state and
-# message cache, and what the allocator keeps).
-CEILING_MB = 2 * 67 + 16 * 4.2 + 10 + 50
+# (under 10 MB together), three language-model traces at the 64-token cap (3 x 49 MB), and
+# 50 MB for the rest (Streamlit's per-session state and message cache, and what the
+# allocator keeps).
+CEILING_MB = 2 * 67 + 16 * 4.2 + 10 + 3 * 49 + 50
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +46,11 @@ def quiet_server():
         app.stop()
 
 
-def test_forty_distinct_seeds_and_sizes_stay_under_the_ceiling(quiet_server, minilm):
+def test_distinct_seeds_sizes_and_texts_stay_under_the_ceiling(
+    quiet_server, minilm, smollm_installed
+):
     app = quiet_server
-    assert len({link for link in LINKS}) == len(LINKS) == 40
+    assert len({link for link in LINKS}) == len(LINKS) == 43
     for page in {page for page, _ in LINKS}:  # imports, models and first runs, once
         with Visitor(app.port) as visitor:
             assert not visitor.open(page).exceptions
