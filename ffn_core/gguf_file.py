@@ -53,9 +53,9 @@ class GgufTensor:
     raw: np.ndarray  # (rows, bytes per row) uint8, a view of the mapped file
 
     def array(self) -> np.ndarray:
-        """The weights as float32, `shape`."""
+        """The weights as float32, `shape`: a new array, so the file can be closed."""
         if self.kind == GGMLQuantizationType.F32:
-            return self.raw.view(np.float32).reshape(self.shape)
+            return self.raw.view(np.float32).reshape(self.shape).copy()
         return dequantize(self.raw, self.kind).reshape(self.shape)
 
 
