@@ -55,6 +55,20 @@ TERMS = {
     "the mean. The Collapse page says a network 'fits' at R² or accuracy ≥ 0.95.",
     "residual": "the block adds the FFN's output to its input: x + FFN(x), so the output must "
     "stay signed and have the input's shape.",
+    "RMSNorm": "x / √(mean(x²) + ε) · weight: LayerNorm without the mean subtracted or a bias "
+    "added; Llama-style models use it before attention, before the FFN and before the output.",
+    "rotary position embedding": "queries and keys are turned pair by pair by an angle "
+    "proportional to their position, so a query-key score depends on how far apart the two "
+    "tokens are (Su et al. 2021; Llama, SmolLM2).",
+    "logit lens": "reading the residual stream after an intermediate block as if it were the "
+    "last (final norm, then the output vectors), to see when the answer appears (nostalgebraist "
+    "2020).",
+    "direct logit attribution": "what one part of the model adds to a token's logit straight "
+    "through the residual stream: its output dotted with the token's output vector, the final "
+    "norm's scale held fixed. It leaves out what later blocks do with that output.",
+    "GGUF": "llama.cpp's file format: typed metadata (including the tokenizer's vocabulary and "
+    "merges) followed by the tensors, often quantised (Q4_1: blocks of 32 weights sharing a "
+    "scale and an offset, 4 bits each).",
     "mixture of experts": "E FFNs (experts) and a router; each token goes to its k most "
     "probable experts (Mixtral 8×7B: E = 8, k = 2).",
 }

@@ -162,6 +162,20 @@ def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
     assert "download failed" in warnings_text(at)
 
 
+def test_the_download_variable_fetches_at_first_use(monkeypatch, smollm):
+    from ffn_core.smollm_files import find_smollm_file
+
+    path = find_smollm_file()
+    monkeypatch.setattr(lm, "find_smollm_file", lambda: None)
+    fetched = []
+    monkeypatch.setattr(lm, "download_smollm", lambda: fetched.append(1) or path)
+    monkeypatch.setenv(lm.DOWNLOAD_VAR, "true")
+    at = open_page(LANGUAGE_MODEL)
+    assert not at.exception
+    assert fetched == [1]
+    assert len(at.get("plotly_chart")) == CHARTS
+
+
 def test_a_path_variable_naming_no_file_is_reported_without_the_path(monkeypatch, tmp_path):
     monkeypatch.setenv("FFN_SMOLLM_PATH", str(tmp_path / "gone.gguf"))
     at = open_page(LANGUAGE_MODEL)
