@@ -315,14 +315,13 @@ class LanguageModel:
 
     def logit_lens(
         self, trace: Trace, target: int, position: int = -1
-    ) -> tuple[list[str], np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The stream after each block read as if that block were the last (the logit lens).
 
-        Returns the top token after each block (L,) and the target's probability there (L,).
+        Returns the top token's id after each block (L,) and the target's probability there (L,).
         """
         logits = self.unembed(trace.hidden_states[1:, position]).astype(np.float64)  # (L, V)
-        p = softmax(logits)
-        return [self.piece(i) for i in np.argmax(logits, axis=-1)], p[:, target]
+        return np.argmax(logits, axis=-1), softmax(logits)[:, target]
 
 
 def scaled(

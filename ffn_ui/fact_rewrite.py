@@ -21,6 +21,7 @@ from ffn_ui.shared_arrays import read_only
 from ffn_ui.url import bound_select, bound_slider, bound_text, literal
 
 MAX_ANSWER = 24  # characters: a word or two; only its first token is the target
+LAST_BLOCK = 24  # δ must reach the last token through later blocks' attention: 6 at least
 
 
 @st.cache_resource(max_entries=2, ttl=3600, show_spinner="Reading the corpus's keys, once …")
@@ -43,6 +44,7 @@ def rewrite(name: str, target: int, layer: int) -> Rewrite:
 class Outcome:
     before: float  # p(target) after the prompt, unedited
     after: float  # and edited
+    top: str  # the edited model's top token after the prompt
     paraphrases: pd.DataFrame  # prompt, answer before, answer after
     neighbours: pd.DataFrame
     continuation: str
@@ -53,7 +55,7 @@ def outcome(name: str, target: int, layer: int) -> Outcome:
     model, fact, edit = lm.smollm(), FACTS[name], rewrite(name, target, layer).edit
 
     def answer(text: str, fact_edit=None) -> str:
-        return lm.visible(model.top_next(model.run(text, fact=fact_edit), 1)[0][0])
+        return lm.token_label(int(np.argmax(model.run(text, fact=fact_edit).logits[-1])))
 
     def table(prompts: tuple[str, ...]) -> pd.DataFrame:
         rows = [(p, answer(p), answer(p, edit)) for p in prompts]
@@ -68,6 +70,7 @@ def outcome(name: str, target: int, layer: int) -> Outcome:
     return Outcome(
         p_target(None),
         p_target(edit),
+        answer(fact.prompt, edit),
         table(fact.paraphrases),
         table(fact.neighbours),
         continuation,
@@ -81,13 +84,26 @@ def rewrite_section() -> None:
     name = bound_select("fact", "lm_fact", names, names[0], left)
     fact = FACTS[name]
     new = bound_text("new answer", "lm_new_answer", fact.new, MAX_ANSWER, middle)
-    layer = bound_slider("edit block", "lm_edit_block", 1, 30, LAYER + 1, 1, right) - 1
+    layer = (
+        bound_slider(
+            "edit block",
+            "lm_edit_block",
+            1,
+            LAST_BLOCK,
+            LAYER + 1,
+            1,
+            right,
+            help=f"Up to block {LAST_BLOCK}: the new value is written at the subject's token "
+            "and must travel to the last token through the attention of the blocks after it.",
+        )
+        - 1
+    )
     ids = lm.smollm().encode(new)
     if not ids.size:
         st.info("Type a new answer: a word, with the space before it, as “ Rome”.")
         return
     target = int(ids[0])
-    word = lm.visible(lm.smollm().piece(target))
+    word = lm.token_label(target)
     st.caption(
         f"The edit reads the key at “{fact.subject}” in “{fact.prompt}” and makes block "
         f"{layer + 1}'s W_down write a new value there, so that the next token is {literal(word)} "
@@ -100,11 +116,12 @@ def rewrite_section() -> None:
         ("yes, unchanged", "no, it changes too"),
         answer=lambda: "yes, unchanged" if _kept(name, target, layer, 0) else "no, it changes too",
         why=lambda: (
-            "the rank-one change adds (h · u) δ, and the key of this other subject lines up "
-            "with u only a little, so it gets only a little of δ."
+            "the change adds (h · k̂) δ at every token, and this prompt's keys, its subject's "
+            "and the shared words', line up with k̂ only a little, so they get little of δ."
             if _kept(name, target, layer, 0)
-            else "its key lines up with u enough to receive much of δ: a rank-one edit is not "
-            "a surgical one."
+            else "the change adds (h · k̂) δ at every token, and this prompt's keys (its "
+            "subject's, and the words it shares with the edited prompt) line up with k̂ "
+            "enough to receive much of δ: a rank-one edit is not a surgical one."
         ),
     )
     if not predicted(question, setting=(name, new, layer)):
@@ -125,11 +142,17 @@ def rewrite_section() -> None:
     kept = int(
         (result.neighbours["answer before"] == result.neighbours["answer after the edit"]).sum()
     )
+    took = (
+        f"The edit took: {literal(word)} is now the top answer"
+        if result.top == word
+        else f"The edit did not take: the top answer is {literal(result.top)}, not {literal(word)}"
+    )
     st.caption(
-        f"{followed} of {len(result.paraphrases)} paraphrases follow the edit and {kept} of "
+        f"{took}. {followed} of {len(result.paraphrases)} paraphrases follow it and {kept} of "
         f"{len(result.neighbours)} neighbours keep their answer. That is the honest reach of "
         "one rank-one change in a 135M model: it moves what this subject's key writes, so "
-        "prompts that reach the fact through other words may not follow."
+        "prompts that reach the fact through other words may not follow, and keys that look "
+        "like the subject's may move too."
     )
 
 

@@ -95,6 +95,13 @@ def visible(piece: str) -> str:
     return "␣" + piece[1:] if piece.startswith(" ") else piece
 
 
+def token_label(token_id: int) -> str:
+    """`visible` of a token's text; a token that is only part of a character's bytes (its
+    text decodes to �) is named by its id instead, so two such tokens stay apart."""
+    piece = smollm().piece(token_id)
+    return f"byte token {token_id}" if "\ufffd" in piece else visible(piece)
+
+
 def model_or_instructions() -> LanguageModel:
     """The model, or a page that says how to get it, and stops there."""
     try:
@@ -152,7 +159,7 @@ class Readout:
 
     per_neuron: np.ndarray  # (L, d_ff): each neuron's direct push on the predicted token
     parts: dict[str, np.ndarray]  # the embedding's, each attention's and each FFN's share
-    lens_tops: list[str]  # the top token read after each block (L,)
+    lens_tops: list[str]  # the top token read after each block (L,), as labels
     lens_p: np.ndarray  # (L,) the predicted token's probability there
 
 
@@ -161,7 +168,8 @@ def readout(text: str) -> Readout:
     """Computed once per text (about 0.2 MB), so moving the block slider costs no unembedding."""
     model, trace = smollm(), run(text)
     target = int(np.argmax(trace.logits[-1]))
-    tops, p = model.logit_lens(trace, target)
+    top_ids, p = model.logit_lens(trace, target)
+    tops = [token_label(int(i)) for i in top_ids]
     result = Readout(
         model.neuron_attribution(trace, -1, target), model.logit_parts(trace, -1, target), tops, p
     )
@@ -170,14 +178,16 @@ def readout(text: str) -> Readout:
 
 
 @st.cache_data(max_entries=256, ttl=3600, show_spinner=False)
-def value_bars(layer: int, neuron: int, target: int, k: int = 8) -> tuple[list[str], list[float]]:
-    """The k tokens a value vector promotes most, the k it suppresses most, then the target
-    with its own score and rank: labels and scores for a bar chart."""
-    model = smollm()
-    scores = model.value_scores(layer, neuron)  # (vocab,)
-    order = np.argsort(scores)
+def value_bars(
+    layer: int, neuron: int, weight: float, target: int, k: int = 8
+) -> tuple[list[str], list[float]]:
+    """What the neuron adds to every token's logit, `weight` × its value's scores (weight:
+    its h here over the final state's RMS): the k tokens it pushes up most, the k it pushes
+    down most, then the target with its rank. Labels and pushes for a bar chart."""
+    push = weight * smollm().value_scores(layer, neuron)  # (vocab,)
+    order = np.argsort(push)
     picked = [*order[::-1][:k], *order[:k]]
-    rank = int((scores > scores[target]).sum()) + 1
-    words = [f"“{visible(model.piece(i))}”" for i in picked]
-    words.append(f"“{visible(model.piece(target))}”, rank {rank:,}")
-    return words, [float(scores[i]) for i in [*picked, target]]
+    rank = int((push > push[target]).sum()) + 1
+    words = [f"“{token_label(i)}”" for i in picked]
+    words.append(f"“{token_label(target)}”, rank {rank:,}")
+    return words, [float(push[i]) for i in [*picked, target]]

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ffn_core.decoder_facts import rows_moved, sum_of_values_gap
 from ffn_core.llama import rms_norm
-from ffn_core.smollm import Edit, LanguageModel
+from ffn_core.smollm import Edit, LanguageModel, Trace
 from ffn_ui import figures
 from ffn_ui import language_model as lm
 from ffn_ui.display import show
@@ -20,8 +20,9 @@ from ffn_ui.predict import Question, predicted
 from ffn_ui.url import bound_multiselect, bound_select, bound_slider, literal
 
 TOP = 10  # neurons shown pushing up, and as many pushing down
-ACTIONS = {"switch off (× 0)": 0.0, "promote (× 3)": 3.0}
-PLACES = ("at the last token", "at every token")
+ACTIONS = {"switch off (× 0)": 0.0, "amplify (× 3)": 3.0}
+PLACES = ("at the prompt's last token", "at every token")
+UP, DOWN = figures.COLOURS[5], figures.COLOURS[0]  # red pushes up, blue down, as in the heatmap
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def pushers_table(per_neuron: np.ndarray) -> list[Pusher]:
 
 
 def pusher_bars(pushers: list[Pusher]):
-    colours = [figures.COLOURS[0] if p.push > 0 else figures.COLOURS[5] for p in pushers]
+    colours = [UP if p.push > 0 else DOWN for p in pushers]
     return figures.bars(
         [p.label for p in pushers],
         [p.push for p in pushers],
@@ -66,13 +67,16 @@ def pick_pusher(pushers: list[Pusher]) -> tuple[int, int]:
     return chosen.layer, chosen.neuron
 
 
-def value_figure(layer: int, neuron: int, target: int):
-    """The 8 tokens the neuron's value promotes most and the 8 it suppresses most, and
-    below them the predicted word with its own score and rank."""
-    words, values = lm.value_bars(layer, neuron, target, 8)
-    colours = [figures.COLOURS[0]] * 8 + [figures.COLOURS[5]] * 8 + ["#999999"]
-    title = f"b{layer + 1} n{neuron + 1}'s value: the tokens it promotes and suppresses"
-    return figures.bars(words, values, title, "score", colours=colours, horizontal=True)
+def value_figure(trace: Trace, layer: int, neuron: int, target: int, eps: float):
+    """What the neuron writes at the last token, read against every token's output vector:
+    the 8 tokens it pushes up most, the 8 it pushes down most, then the predicted word."""
+    h = float(trace.ffn_act[layer, -1, neuron])
+    final = trace.hidden_states[-1, -1].astype(np.float64)
+    rms = float(np.sqrt(np.mean(final**2) + eps))
+    words, values = lm.value_bars(layer, neuron, h / rms, target, 8)
+    colours = [UP] * 8 + [DOWN] * 8 + ["#999999"]
+    title = f"b{layer + 1} n{neuron + 1}, h = {h:.3g} here: the tokens it pushes up and down"
+    return figures.bars(words, values, title, "push on the logit", colours=colours, horizontal=True)
 
 
 def logit_lens(readout: lm.Readout, word: str, presenter: bool) -> None:
@@ -83,8 +87,7 @@ def logit_lens(readout: lm.Readout, word: str, presenter: bool) -> None:
         f"The logit lens: the last token's stream read as if each block were the last. "
         f"Notice where {literal(word)} first comes out on top, and which blocks' FFNs write it."
     )
-    tops = [lm.visible(t) for t in readout.lens_tops]
-    strip = figures.lens_strip(blocks, tops, readout.lens_p, word)
+    strip = figures.lens_strip(blocks, readout.lens_tops, readout.lens_p, word)
     show(strip, presenter)
     shares = {"attention": parts["attention"], "FFN": parts["ffn"]}
     show(
@@ -93,8 +96,8 @@ def logit_lens(readout: lm.Readout, word: str, presenter: bool) -> None:
     )
     total = float(parts["embedding"] + parts["attention"].sum() + parts["ffn"].sum())
     st.caption(
-        f"The token's own embedding adds {float(parts['embedding']):.2f}; with these bars the "
-        f"sum is {total:.2f}, the logit itself."
+        f"The last input token's own embedding adds {float(parts['embedding']):.2f}; with "
+        f"these bars the sum is {total:.2f}, the logit itself."
     )
 
 
@@ -112,7 +115,7 @@ def edit_controls(pushers: list[Pusher], last: int) -> tuple[tuple[Edit, ...], s
     action = bound_select("do", "lm_action", list(ACTIONS), "switch off (× 0)", left, radio=True)
     place = bound_select("where", "lm_where", list(PLACES), PLACES[0], right, radio=True)
     if not picked:
-        st.info("Pick neurons above to see what the model predicts without them.")
+        st.info("Pick neurons above to see what the model predicts once they are changed.")
         return (), ""
     token = last if place == PLACES[0] else None
     chosen = [pushers[names.index(name)] for name in picked]
@@ -122,7 +125,7 @@ def edit_controls(pushers: list[Pusher], last: int) -> tuple[tuple[Edit, ...], s
 
 def top_bars(model: LanguageModel, p: np.ndarray, k: int = 10):
     best = np.argsort(p)[::-1][:k]
-    words = [f"“{lm.visible(model.piece(i))}”" for i in best]
+    words = [f"“{lm.token_label(i)}”" for i in best]
     return figures.bars(
         words, p[best], f"the {k} likeliest next tokens", "probability", horizontal=True
     )
@@ -131,7 +134,7 @@ def top_bars(model: LanguageModel, p: np.ndarray, k: int = 10):
 def before_after(model: LanguageModel, before: np.ndarray, after: np.ndarray, k: int = 8):
     """The k likeliest next tokens before or after the edit, with both probabilities."""
     best = list(dict.fromkeys([*np.argsort(before)[::-1][:k], *np.argsort(after)[::-1][:k]]))
-    words = [f"“{lm.visible(model.piece(i))}”" for i in best]
+    words = [f"“{lm.token_label(i)}”" for i in best]
     series = {"before": before[best], "after the edit": after[best]}
     return figures.grouped_bars(series, words, "next-token probability, before and after")
 
@@ -141,7 +144,8 @@ GATE_QUESTION = Question(
     "guess_gate",
     ("a lot, positive", "about nothing", "a lot, negative"),
     answer="about nothing",
-    why="silu(−6) is −0.015, so h = −0.015 × 5 ≈ −0.07: a shut gate silences any up.",
+    why="silu(−6) is −0.015, so h = −0.015 × 5 ≈ −0.07: a nearly shut gate lets almost "
+    "nothing of up through.",
 )
 
 
@@ -150,7 +154,7 @@ def who_fires(text: str, presenter: bool) -> None:
     """Section 2: one block's h for every token, then every neuron of one token as a
     (gate, up) point. A fragment, so moving its block slider reruns only this section."""
     trace = lm.run(text)
-    tokens = token_labels([lm.visible(t) for t in trace.tokens], start=0)
+    tokens = token_labels([lm.token_label(int(i)) for i in trace.token_ids], start=0)
     d_ff = trace.ffn_act.shape[2]
     neurons = labels("n", d_ff)
     heading = st.empty()  # above the slider, naming the block the slider picks
@@ -158,9 +162,12 @@ def who_fires(text: str, presenter: bool) -> None:
     heading.subheader(f"2. Who fires in block {layer + 1}'s gated FFN")
     h = trace.ffn_act[layer]  # (T, d_ff)
     order = np.argsort(-np.abs(h).max(axis=0))[:40]
+    t, j = np.unravel_index(np.argmax(np.abs(h)), h.shape)
     st.caption(
-        "Notice the few bright columns: h = silu(gate)·up, and most neurons write little. Red "
-        "is a positive h, blue a negative one; the 40 neurons with the largest |h| are shown."
+        f"h = silu(gate)·up. Notice how uneven it is: in this block the median |h| is "
+        f"{np.median(np.abs(h)):.2g} and the largest {abs(h[t, j]):.3g}, at token "
+        f"{literal(tokens[t])}, so a few cells set the colour scale. Red is a positive h, blue "
+        "a negative one; shown are the 40 neurons with the largest |h|."
     )
     heatmap = figures.matrix_heatmap(h[:, order], tokens, [neurons[j] for j in order], "h", "h")
     show(heatmap, presenter)
@@ -170,8 +177,9 @@ def who_fires(text: str, presenter: bool) -> None:
         show(figures.gate_up_scatter(gate, up, h[token], neurons), presenter)
         st.caption(
             f"Every neuron of block {layer + 1} for token {literal(tokens[token])}. Left of "
-            "the vertical line the gate is shut and h is pale whatever up says; right of it, "
-            "up's sign decides the colour."
+            "the vertical line the gate is nearly shut: silu(gate) stays between −0.28 and 0, "
+            "so h is small and has the opposite sign of up. Right of it, h grows with the gate "
+            "and takes up's sign."
         )
     st.page_link("pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
 
@@ -188,14 +196,15 @@ def toy_facts(text: str) -> None:
     x_in = rms_norm(trace.hidden_states[layer] + trace.attn_out[layer], block.ffn_norm, eps)
     moved = rows_moved(x_in, block.W_gate, block.W_up, block.W_down, token)
     gap = sum_of_values_gap(trace.ffn_act[layer, token], block.W_down, trace.ffn_out[layer, token])
-    shown = literal(f"{token}: {lm.visible(trace.tokens[token])}")
+    shown = literal(f"{token}: {lm.token_label(int(trace.token_ids[token]))}")
+    largest = float(np.abs(trace.hidden_states).max())
     facts = [
-        f"**The output is the sum of the values.** Block {layer + 1}, token {shown}: "
+        f"**The output is the sum of the values.** In block {layer + 1} at token {shown}, "
         "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
-        f"most {gap:.1e}.",
+        f"most {gap:.1e} (float32 rounding).",
         "**Causal.** Add “ and” to the text: the earlier tokens' states move by at most "
-        f"{lm.causal_gap(text):.1e} in every block, because a decoder's token never reads "
-        "the tokens after it.",
+        f"{lm.causal_gap(text):.1e} in any block, while the states reach {largest:.1e}: "
+        "float32 rounding, because a decoder's token never reads the tokens after it.",
     ]
     if token > 0:  # with one token there is no other row to compare
         facts.insert(

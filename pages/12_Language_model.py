@@ -15,7 +15,8 @@ from ffn_ui.url import bound_slider, bound_text, literal
 INTRO = (
     "The Real model page shows an encoder. Here is the kind of model that writes text: "
     "**SmolLM2-135M-Instruct**, a Llama-style decoder (30 blocks, d_model 576, d_ff 1536), "
-    "run by this app's own NumPy code. Every block's FFN is SwiGLU, the very "
+    "run by this app's own NumPy code (its 4-bit Q4_1 weights turned into float32). Every "
+    "block's FFN is SwiGLU, the very "
     "`swiglu_forward` of the Activations page, and the model reads your text to predict the "
     "next token."
 )
@@ -36,16 +37,21 @@ if not model.encode(text).size:
     st.info("Type some text above: the model needs at least one token to predict the next.")
     st.stop()
 trace = lm.run(text)
-tokens = token_labels([lm.visible(t) for t in trace.tokens], start=0)
+tokens = token_labels([lm.token_label(int(i)) for i in trace.token_ids], start=0)
 predicted_id = int(np.argmax(trace.logits[-1]))
-word = lm.visible(model.piece(predicted_id))
+word = lm.token_label(predicted_id)
 
 st.subheader("1. Next token")
 probabilities = lm.next_probabilities(text, ())
+if len(model.tokenizer.encode(text).ids) > len(tokens):
+    st.info(
+        f"That text makes more than {len(tokens)} tokens; the model reads the last {len(tokens)}."
+    )
 st.caption(
-    f"{len(tokens)} tokens in, one probability per token of the 49,152-token vocabulary "
-    f"out. Notice the top one, {literal(word)}, at {probabilities[predicted_id]:.2f}: greedy "
-    "decoding below simply takes the top token, again and again."
+    f"{len(tokens)} token{'s' if len(tokens) > 1 else ''} in (␣ marks a leading space, ↵ a "
+    "line break), one probability per token of the 49,152-token vocabulary out. Notice the "
+    f"top one, {literal(word)}, at {probabilities[predicted_id]:.2f}: greedy decoding below "
+    "simply takes the top token, again and again."
 )
 show(sections.top_bars(model, probabilities), toy.presenter)
 n_new = bound_slider("continue for (tokens)", "lm_new", 1, lm.MAX_NEW, 12, 1)
@@ -63,18 +69,19 @@ top_share = sum(p.push for p in pushers[: sections.TOP]) / per_neuron[per_neuron
 st.caption(
     "Notice which blocks the strongest pushers sit in, and how spread out the push is: "
     f"these {sections.TOP} give {top_share:.0%} of all the upward push of the "
-    f"{per_neuron.size:,} neurons. Each bar is h_j × (W_down[j] · u): what the neuron adds "
-    "to the predicted word's logit at the last token, directly. It leaves out the final "
-    "norm's bend and what later blocks do with what the neuron wrote."
+    f"{per_neuron.size:,} neurons. Each bar is h_j × (W_down[j] · u), with u the predicted "
+    "word's output vector times the final norm's weights over the final stream's RMS: what "
+    "the neuron adds to that word's logit at the last token, directly. It leaves out the "
+    "final norm's bend and what later blocks do with what the neuron wrote."
 )
 show(sections.pusher_bars(pushers), toy.presenter)
 choice = sections.pick_pusher(pushers)
-show(sections.value_figure(*choice, predicted_id), toy.presenter)
+show(sections.value_figure(trace, *choice, predicted_id, model.settings.eps), toy.presenter)
 st.caption(
-    "Read like LM-Debugger: the neuron's value vector, times the final norm's weights, "
-    "against every token's output vector (SmolLM2 ties them to its input embeddings). The "
-    "grey bar is the predicted word's own score. A neuron whose h is negative writes the "
-    "reverse: what its value suppresses, it promotes."
+    "Read like LM-Debugger: the neuron's value vector W_down[j] against every token's output "
+    "vector (SmolLM2 ties them to its input embeddings), here times its h and scaled as "
+    "above, so each bar is what it adds to that token's logit. With a negative h a neuron "
+    "writes its value backwards. The grey bar is the predicted word, the same push as above."
 )
 sections.logit_lens(readout, word, toy.presenter)
 
@@ -93,9 +100,10 @@ if edits:
 
 st.subheader("5. Rewrite a fact")
 st.caption(
-    "Notice that one rank-one change to one block's W_down, W_down + u δᵀ, can move a fact: "
-    "the same arithmetic as the Memory lab's toy edit, on a real model (ROME, Meng et al. "
-    "2022)."
+    "One rank-one change to one block's W_down can move a fact (ROME, Meng et al. 2022): "
+    "W_down + k̂ δᵀ, the same form of update as the Memory lab's W2 + u ⊗ d. Here the new "
+    "value δ is found by gradient descent through the later blocks, and k̂ = C⁻¹k*/(k*ᵀC⁻¹k*) "
+    "from the subject's key k* and the keys' covariance C over ordinary text."
 )
 rewrite_section()
 st.page_link("pages/10_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")

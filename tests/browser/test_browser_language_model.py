@@ -72,7 +72,7 @@ def test_a_rewritten_fact_then_another_fact_asks_again(server, browser, smollm_i
     before = reruns.finished
     page.get_by_text("yes, unchanged").click()
     reruns.wait_for_more_than(before, page, timeout=60)
-    expect(page.get_by_text("paraphrases follow the edit")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("paraphrases follow it")).to_be_visible(timeout=60_000)
     pick(page, reruns, "fact", "The Eiffel Tower")
     expect(page.get_by_text("Make your guess above to see the answer.").last).to_be_visible()
     no_exception(page)

@@ -182,10 +182,11 @@ def test_logit_lens_ends_on_the_prediction(smollm, trace):
     word, p = smollm.top_next(trace, 1)[0]
     target = int(np.argmax(trace.logits[-1]))
     lens, p_target = smollm.logit_lens(trace, target)
-    assert len(lens) == L and lens[-1] == word and p_target[-1] == pytest.approx(p, rel=1e-5)
+    assert len(lens) == L and lens[-1] == target and smollm.piece(target) == word
+    assert p_target[-1] == pytest.approx(p, rel=1e-5)
     final = trace.hidden_states[5, -1].astype(np.float64)
     normed = final / np.sqrt(np.mean(final**2) + 1e-5) * smollm.final_norm
-    assert lens[4] == smollm.piece(int(np.argmax(smollm.embed.astype(np.float64) @ normed)))
+    assert lens[4] == int(np.argmax(smollm.embed.astype(np.float64) @ normed))
 
 
 # --- a rank-one change to W_down, applied without copying it -----------------------------

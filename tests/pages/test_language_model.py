@@ -67,6 +67,25 @@ def test_the_pushers_are_the_core_s_largest_attributions(smollm):
     )
 
 
+def test_the_value_bars_are_the_neuron_s_push_on_every_token(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    words, values = bar_words_and_values(at, 3)
+    trace = smollm.run(lm.DEFAULT.text)
+    target = int(np.argmax(trace.logits[-1]))
+    per = smollm.neuron_attribution(trace, -1, target)
+    layer, neuron = np.unravel_index(np.argmax(per), per.shape)
+    assert words[-1].startswith("“␣Paris”, rank ")
+    assert values[-1] == pytest.approx(per[layer, neuron], rel=1e-4)  # the same push as above
+    final = trace.hidden_states[-1, -1].astype(np.float64)
+    weight = trace.ffn_act[layer, -1, neuron] / np.sqrt(np.mean(final**2) + 1e-5)
+    push = weight * (
+        smollm.embed.astype(np.float64)
+        @ (smollm.blocks[layer].W_down[neuron].astype(np.float64) * smollm.final_norm)
+    )
+    assert values[0] == pytest.approx(push.max(), rel=1e-4)
+    assert values[8] == pytest.approx(push.min(), rel=1e-4)
+
+
 def test_each_preset_predicts_what_the_core_predicts(smollm):
     at = open_page(LANGUAGE_MODEL)
     for name, preset in lm.PRESETS.items():
@@ -140,7 +159,9 @@ def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
     fact = FACTS["France's capital"]
     assert list(paraphrases["prompt"]) == list(fact.paraphrases)
     assert (neighbours["answer before"] == neighbours["answer after the edit"]).sum() >= 8
-    assert "follow the edit" in " ".join(c.value for c in at.caption)
+    captions = " ".join(c.value for c in at.caption)
+    assert "The edit took: `␣Rome` is now the top answer" in captions
+    assert "2 of 3 paraphrases follow it" in captions
 
 
 def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
