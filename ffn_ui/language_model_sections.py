@@ -202,15 +202,24 @@ def toy_facts(text: str) -> None:
         f"**The output is the sum of the values.** In block {layer + 1} at token {shown}, "
         "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
         f"most {gap:.1e} (float32 rounding).",
-        "**Causal.** Add “ and” to the text: the earlier tokens' states move by at most "
-        f"{lm.causal_gap(text):.1e} in any block, while the states reach {largest:.1e}: "
-        "float32 rounding, because a decoder's token never reads the tokens after it.",
+        "**Causal.** Add “ and” to the text: the earlier tokens' states "
+        + moved_by(lm.causal_gap(text), True, f"in any block, while states reach {largest:.1e}")
+        + ", because a decoder's token never reads the tokens after it.",
     ]
     if token > 0:  # with one token there is no other row to compare
         facts.insert(
             1,
             f"**Position-wise.** Give token {shown} the first token's FFN input: its own "
-            f"output moves by up to {moved[token]:.3g}; every other token's moves by "
-            f"{np.delete(moved, token).max():.1e}.",
+            f"output moves by up to {moved[token]:.3g}; every other token's output "
+            + moved_by(float(np.delete(moved, token).max()), plural=False)
+            + ".",
         )
     st.markdown("\n".join(f"- {fact}" for fact in facts))
+
+
+def moved_by(gap: float, plural: bool, context: str = "") -> str:
+    """ "do not move at all", or "move by at most 3.1e-06 <context> (float32 rounding)"."""
+    if gap == 0:
+        return "do not move at all" if plural else "does not move at all"
+    tail = f" {context}" if context else ""
+    return f"{'move' if plural else 'moves'} by at most {gap:.1e}{tail} (float32 rounding)"

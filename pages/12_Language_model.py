@@ -85,7 +85,7 @@ st.caption(
 )
 sections.logit_lens(readout, word, toy.presenter)
 
-st.subheader("4. Intervene: switch neurons off, or promote them")
+st.subheader("4. Intervene: switch neurons off, or amplify them")
 edits, chosen = sections.edit_controls(pushers, len(tokens) - 1)
 if edits:
     before = lm.next_probabilities(text, ())
