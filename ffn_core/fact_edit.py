@@ -31,7 +31,7 @@ from ffn_core.llama import (
 )
 from ffn_core.smollm import LanguageModel, RankOneEdit
 from ffn_core.softmax import softmax
-from ffn_core.swiglu import swiglu_backward, swiglu_forward
+from ffn_core.swiglu import swiglu_forward, swiglu_input_grad
 
 PREFIXES = ("", "Here is a fact. ", "I read that ", "As we know, ", "In short, ", "Note: ")
 LAYER = 8  # block 9 of 30: early enough to hold the subject, late enough to know it
@@ -147,10 +147,9 @@ def key_covariance(
 def context(lm: LanguageModel, prompt: str, subject: str, layer: int) -> Context:
     ids = lm.encode(prompt)
     start = subject_end(lm, prompt, subject)
-    trace = lm.run_ids(ids)
-    past = lm.keys_values(ids[:start]) if start else None
-    stream = trace.hidden_states[layer + 1, start:]
-    return Context(ids, start, past, stream, trace.ffn_act[layer, start])
+    states, keys, seen = lm.states(ids)  # one pass, no logits
+    past = [KeysValues(kv.k[:, :start], kv.v[:, :start]) for kv in seen] if start else None
+    return Context(ids, start, past, states[layer + 1][start:], keys[layer][start])
 
 
 def tail_forward(lm: LanguageModel, layer: int, contexts: Sequence[Context], delta: np.ndarray):
@@ -201,7 +200,7 @@ def tail_backward(lm: LanguageModel, layer: int, dlogits: np.ndarray, saved) -> 
         reversed(range(layer + 1, s.n_layers)), reversed(tape), strict=True
     ):
         block, w = lm.blocks[i], lm.blocks[i].attention
-        d_normed = swiglu_backward(dx, ffn_cache)[0]  # (R, C)
+        d_normed = swiglu_input_grad(dx, ffn_cache)  # (R, C)
         dmid = dx + rms_norm_backward(d_normed, mid, block.ffn_norm, s.eps)
         d_mixed = dmid @ w.W_o.T  # (R, n_q*hs)
         dq = np.empty_like(d_mixed)

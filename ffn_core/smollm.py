@@ -176,9 +176,14 @@ class LanguageModel:
         kept["x"].append(x)
         return x, new_past, kept
 
-    def keys_values(self, ids: np.ndarray) -> list[KeysValues]:
-        """Every block's keys and values for the tokens `ids`, as later tokens read them."""
-        return self._blocks(ids, 0, None, (), None, record=False)[1]
+    def states(
+        self, ids: np.ndarray
+    ) -> tuple[list[np.ndarray], list[np.ndarray], list[KeysValues]]:
+        """One pass without logits: the stream before each block and after the last
+        (L + 1 arrays (T, C)), each block's h (L arrays (T, d_ff)), and each block's keys
+        and values, as later tokens read them."""
+        _, seen, kept = self._blocks(ids, 0, None, (), None, record=True)
+        return kept["x"], kept["act"], seen
 
     def keys(self, ids: np.ndarray, layer: int) -> np.ndarray:
         """(T, d_ff): block `layer`'s h for the tokens `ids`, running no block after it."""

@@ -61,20 +61,31 @@ def swiglu_backward(
     dout: np.ndarray, cache: SwiGLUCache
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Gradients (dx, dW_gate, dW_up, dW_down) given dout = dL/dout of shape (..., d_model)."""
+    dout2d, dgate, dup, dx = hidden_grads(dout, cache)
+    dW_down = weight_grad(cache.a, dout2d)  # (d_ff, d_model)
+    dW_gate = weight_grad(cache.x, dgate)  # (d_model, d_ff)
+    dW_up = weight_grad(cache.x, dup)  # (d_model, d_ff)
+    return dx, dW_gate, dW_up, dW_down
+
+
+def swiglu_input_grad(dout: np.ndarray, cache: SwiGLUCache) -> np.ndarray:
+    """dx alone, for when the weights stay fixed (a fact edit): (..., d_model)."""
+    return hidden_grads(dout, cache)[3]
+
+
+def hidden_grads(
+    dout: np.ndarray, cache: SwiGLUCache
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """dout (N, d_model), dL/dgate and dL/dup (N, d_ff), and dx (..., d_model)."""
     d_model = cache.W_down.shape[1]
     dout = np.asarray(dout, dtype=cache.a.dtype)
     check_shape("dout", dout, (*cache.lead_shape, d_model), "the shape of out")
     dout2d = dout.reshape(-1, d_model)  # (N, d_model)
-
-    dW_down = weight_grad(cache.a, dout2d)  # (d_ff, d_model)
     da = dout2d @ cache.W_down.T  # (N, d_ff)
     dup = da * cache.s  # (N, d_ff)
     dgate = da * cache.up * silu_grad(cache.gate)  # (N, d_ff)
-
-    dW_gate = weight_grad(cache.x, dgate)  # (d_model, d_ff)
-    dW_up = weight_grad(cache.x, dup)  # (d_model, d_ff)
     dx = dgate @ cache.W_gate.T + dup @ cache.W_up.T  # (N, d_model)
-    return dx.reshape(*cache.lead_shape, d_model), dW_gate, dW_up, dW_down
+    return dout2d, dgate, dup, dx.reshape(*cache.lead_shape, d_model)
 
 
 # One SwiGLU neuron whose gate reads the first input and whose up value reads the second:
