@@ -86,6 +86,21 @@ def test_the_value_bars_are_the_neuron_s_push_on_every_token(smollm):
     assert values[8] == pytest.approx(push.min(), rel=1e-4)
 
 
+def test_the_toy_facts_read_back_from_the_page_hold_on_the_model(smollm):
+    import re
+
+    at = open_page(LANGUAGE_MODEL, {"lm_check_block": "7"})
+    (facts,) = [m.value for m in at.markdown if "The output is the sum of the values" in m.value]
+    assert "In block 7 at token `4: ␣is`" in facts
+    gap = float(re.search(r"differs from the FFN's output by at most ([0-9.e+-]+)", facts)[1])
+    trace = smollm.run(lm.DEFAULT.text)
+    exact = np.asarray(trace.ffn_act[6, 4], np.float64) @ smollm.blocks[6].W_down.astype(float)
+    assert gap == pytest.approx(np.abs(exact - trace.ffn_out[6, 4]).max(), rel=0.1, abs=1e-6)
+    assert gap < 1e-3
+    assert "every other token's output does not move at all" in facts
+    assert "a decoder's token never reads the tokens after it" in facts
+
+
 def test_each_preset_predicts_what_the_core_predicts(smollm):
     at = open_page(LANGUAGE_MODEL)
     for name, preset in lm.PRESETS.items():
