@@ -32,6 +32,7 @@ from ffn_core.llama import (
 from ffn_core.smollm import LanguageModel, RankOneEdit
 from ffn_core.softmax import softmax
 from ffn_core.swiglu import swiglu_forward, swiglu_input_grad
+from ffn_core.training import Adam
 
 PREFIXES = ("", "Here is a fact. ", "I read that ", "As we know, ", "In short, ", "Note: ")
 LAYER = 8  # block 9 of 30: early enough to hold the subject, late enough to know it
@@ -242,16 +243,14 @@ def rewrite_fact(
     """
     contexts = [context(lm, p + prompt, subject, layer) for p in PREFIXES]
     delta = np.zeros(lm.settings.d_model, dtype=np.float32)
-    m, v = np.zeros_like(delta), np.zeros_like(delta)  # Adam's running moments
+    adam = Adam({"delta": delta}, learning_rate)  # updates delta in place
     losses = []
-    for step in range(1, steps + 1):
+    for _ in range(steps):
         loss, grad = loss_and_gradient(lm, layer, contexts, delta, target)
         losses.append(loss)
         if loss < enough:
             break
-        m = 0.9 * m + 0.1 * grad
-        v = 0.999 * v + 0.001 * grad**2
-        delta -= learning_rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+        adam.step({"delta": grad})
     key = np.mean([ctx.key for ctx in contexts], axis=0).astype(np.float64)  # (d_ff,)
     regularised = covariance + ridge * np.mean(np.diag(covariance)) * np.eye(len(key))
     direction = np.linalg.solve(regularised, key)  # C⁻¹ k*

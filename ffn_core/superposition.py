@@ -1,0 +1,179 @@
+"""Toy models of superposition (Elhage et al. 2022): more features than dimensions.
+
+n sparse features x go down into m < n dimensions and back up:
+
+    h  = x @ Wᵀ                   (B, m)    W: (m, n), column i is feature i's direction
+    z  = h @ W + b                (B, n)
+    x' = ReLU(z)                  (B, n)
+    L  = mean_batch Σ_i I_i (x_i − x'_i)²   importance I: (n,)
+
+When features are dense the model keeps the m most important ones, at right angles, and
+drops the rest. When they are sparse, two features rarely fire together, so the model can
+afford to give several of them overlapping directions: it stores more features than it
+has dimensions, and the ReLU filters out the small interference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ffn_core.activations import relu
+from ffn_core.ffn import ffn_backward, ffn_forward
+from ffn_core.training import Adam
+
+STEPS, BATCH, LEARNING_RATE = 4000, 1024, 1e-2  # the 5 -> 2 picture settles by then
+
+
+@dataclass(frozen=True)
+class ToyModel:
+    W: np.ndarray  # (n_hidden, n_features)
+    b: np.ndarray  # (n_features,)
+    losses: np.ndarray  # (steps,)
+
+
+def sample_features(
+    rng: np.random.Generator, batch: int, n_features: int, probability: float
+) -> np.ndarray:
+    """(batch, n): each feature is 0 with probability 1 − p, else uniform in [0, 1]."""
+    values = rng.random((batch, n_features))
+    return np.where(rng.random((batch, n_features)) < probability, values, 0.0)
+
+
+def forward(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """x' = ReLU((x @ Wᵀ) @ W + b): (B, n) -> (B, n), and the cache for `backward`."""
+    h = x @ W.T  # (B, m)
+    z = h @ W + b  # (B, n)
+    return relu(z), (x, h, z)
+
+
+def loss_and_grads(
+    x: np.ndarray, W: np.ndarray, b: np.ndarray, importance: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """The importance-weighted loss and its gradients dW (m, n) and db (n,).
+
+    W appears twice, on the way down and on the way up, so dW has two terms.
+    """
+    out, (x, h, z) = forward(x, W, b)
+    B = len(x)
+    diff = out - x  # (B, n)
+    loss = float(np.sum(importance * diff**2) / B)
+    dz = 2.0 * importance * diff / B * (z > 0)  # (B, n)
+    db = dz.sum(axis=0)  # (n,)
+    dh = dz @ W.T  # (B, m)
+    dW = h.T @ dz + dh.T @ x  # (m, n): the way up, then the way down
+    return loss, dW, db
+
+
+def train_toy_model(
+    n_features: int,
+    n_hidden: int,
+    feature_probability: float,
+    importance: np.ndarray,
+    steps: int = STEPS,
+    batch: int = BATCH,
+    seed: int = 0,
+    learning_rate: float = LEARNING_RATE,
+) -> ToyModel:
+    """Adam on fresh batches of sparse features; W starts Xavier-normal, b at zero."""
+    rng = np.random.default_rng(seed)
+    importance = np.asarray(importance, dtype=float)
+    if importance.shape != (n_features,):
+        raise ValueError(f"importance has shape {importance.shape}, expected ({n_features},)")
+    params = {
+        "W": rng.normal(0.0, np.sqrt(2.0 / (n_hidden + n_features)), (n_hidden, n_features)),
+        "b": np.zeros(n_features),
+    }
+    adam = Adam(params, learning_rate)
+    losses = np.empty(steps)
+    for step in range(steps):
+        x = sample_features(rng, batch, n_features, feature_probability)
+        losses[step], dW, db = loss_and_grads(x, params["W"], params["b"], importance)
+        adam.step({"W": dW, "b": db})
+    return ToyModel(params["W"], params["b"], losses)
+
+
+def feature_norms(W: np.ndarray) -> np.ndarray:
+    """‖W_i‖ for every column (n,): about 1 for a feature the model keeps, 0 for one it drops."""
+    return np.linalg.norm(W, axis=0)
+
+
+def interference(W: np.ndarray) -> np.ndarray:
+    """Σ_{j≠i} (Ŵ_i · W_j)² for every feature (n,): how much of the others lies along it."""
+    norms = feature_norms(W)
+    unit = W / np.where(norms > 1e-12, norms, 1.0)  # (m, n)
+    overlap = (unit.T @ W) ** 2  # (n, n)
+    return overlap.sum(axis=1) - np.diag(overlap)
+
+
+def dimensions_per_feature(W: np.ndarray) -> float:
+    """m / ‖W‖_F²: 1 when each kept feature has a dimension of its own, less when they share."""
+    return W.shape[0] / float(np.sum(W**2))
+
+
+def feature_dimensionality(W: np.ndarray) -> np.ndarray:
+    """D_i = ‖W_i‖⁴ / Σ_j (W_i · W_j)² for every feature (n,): the share of a dimension
+    feature i has (1 alone, 1/2 in an antipodal pair, 2/5 in a pentagon, 0 if dropped)."""
+    gram = W.T @ W  # (n, n)
+    norms_sq = np.diag(gram)
+    shared = np.sum(gram**2, axis=1)
+    return np.where(shared > 1e-12, norms_sq**2 / np.where(shared > 1e-12, shared, 1.0), 0.0)
+
+
+# --- the neuron version: a hidden ReLU layer, the FFN's own shape -------------------------
+
+
+@dataclass(frozen=True)
+class NeuronModel:
+    """x' = ReLU(FFN(x)) with ReLU hidden neurons, fewer neurons than features."""
+
+    W1: np.ndarray  # (n_features, n_neurons): column j is neuron j's key
+    b1: np.ndarray  # (n_neurons,)
+    W2: np.ndarray  # (n_neurons, n_features): row j is neuron j's value
+    b2: np.ndarray  # (n_features,)
+    losses: np.ndarray  # (steps,)
+
+
+def train_neuron_model(
+    n_features: int,
+    n_neurons: int,
+    feature_probability: float,
+    importance: np.ndarray,
+    steps: int = STEPS,
+    batch: int = BATCH,
+    seed: int = 0,
+    learning_rate: float = LEARNING_RATE,
+) -> NeuronModel:
+    """The same sparse features through the core's `ffn_forward` (ReLU) and a final ReLU,
+    trained with Adam on the importance-weighted loss."""
+    rng = np.random.default_rng(seed)
+    importance = np.asarray(importance, dtype=float)
+    scale = np.sqrt(2.0 / (n_features + n_neurons))
+    params = {
+        "W1": rng.normal(0.0, scale, (n_features, n_neurons)),
+        "b1": np.zeros(n_neurons),
+        "W2": rng.normal(0.0, scale, (n_neurons, n_features)),
+        "b2": np.zeros(n_features),
+    }
+    adam = Adam(params, learning_rate)
+    losses = np.empty(steps)
+    for step in range(steps):
+        x = sample_features(rng, batch, n_features, feature_probability)
+        out, cache = ffn_forward(x, params["W1"], params["b1"], params["W2"], params["b2"])
+        diff = relu(out) - x  # (B, n)
+        losses[step] = float(np.sum(importance * diff**2) / batch)
+        dout = 2.0 * importance * diff / batch * (out > 0)  # (B, n)
+        _, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
+        adam.step({"W1": dW1, "b1": db1, "W2": dW2, "b2": db2})
+    return NeuronModel(params["W1"], params["b1"], params["W2"], params["b2"], losses)
+
+
+def firing_by_feature(W1: np.ndarray, b1: np.ndarray) -> np.ndarray:
+    """(n_features, n_neurons): each neuron's activation when one feature alone is 1."""
+    return relu(W1 + b1)  # row i is the input e_i times W1, plus b1
+
+
+def polysemantic(firing: np.ndarray, threshold: float = 0.1) -> np.ndarray:
+    """(n_neurons,) bool: the neurons that fire above `threshold` for two or more features."""
+    return (firing > threshold).sum(axis=0) >= 2

@@ -1,0 +1,98 @@
+"""Toy models of superposition: the gradient, the geometry helpers on hand-built weights,
+and the two results Elhage et al. (2022) state, from the default training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import numerical_grad
+
+from ffn_core.superposition import (
+    dimensions_per_feature,
+    feature_dimensionality,
+    feature_norms,
+    firing_by_feature,
+    interference,
+    loss_and_grads,
+    polysemantic,
+    sample_features,
+    train_neuron_model,
+    train_toy_model,
+)
+
+
+def polygon(k: int) -> np.ndarray:
+    """k unit vectors evenly around the circle: (2, k)."""
+    angles = 2 * np.pi * np.arange(k) / k
+    return np.stack([np.cos(angles), np.sin(angles)])
+
+
+def test_the_gradients_match_centred_differences():
+    rng = np.random.default_rng(0)
+    x = sample_features(rng, 16, 7, 0.4)
+    W, b = rng.normal(size=(3, 7)), rng.normal(size=7) * 0.3  # m 3, n 7: no square to hide in
+    importance = 0.8 ** np.arange(7)
+    _, dW, db = loss_and_grads(x, W, b, importance)
+    assert np.allclose(dW, numerical_grad(lambda: loss_and_grads(x, W, b, importance)[0], W))
+    assert np.allclose(db, numerical_grad(lambda: loss_and_grads(x, W, b, importance)[0], b))
+
+
+def test_features_are_zero_with_probability_one_minus_p_else_uniform():
+    x = sample_features(np.random.default_rng(1), 20_000, 5, 0.05)
+    assert np.mean(x > 0) == pytest.approx(0.05, abs=0.005)
+    assert x.max() <= 1.0 and np.mean(x[x > 0]) == pytest.approx(0.5, abs=0.02)
+
+
+def test_the_geometry_of_a_pentagon_and_an_antipodal_pair():
+    pentagon = polygon(5)
+    assert dimensions_per_feature(pentagon) == pytest.approx(2 / 5)  # m / ‖W‖_F² = 2 / 5
+    assert np.allclose(feature_dimensionality(pentagon), 2 / 5)
+    assert np.allclose(feature_norms(pentagon), 1.0)
+    # the others' squared overlaps: 2 cos²(72°) + 2 cos²(144°) = 3/2
+    assert np.allclose(interference(pentagon), 1.5)
+    pair = np.array([[1.0, -1.0, 0.0], [0.0, 0.0, 0.0]])  # two features share one axis, one dropped
+    assert np.allclose(feature_dimensionality(pair), [0.5, 0.5, 0.0])
+    assert dimensions_per_feature(pair) == pytest.approx(1.0)
+
+
+def test_dimensions_per_feature_is_m_over_the_squared_frobenius_norm():
+    W = np.random.default_rng(2).normal(size=(4, 9))
+    assert dimensions_per_feature(W) == pytest.approx(4 / np.trace(W.T @ W))
+
+
+def kept_and_dropped(seed: int) -> bool:
+    model = train_toy_model(5, 2, 1.0, 0.7 ** np.arange(5), seed=seed)
+    norms = feature_norms(model.W)
+    return bool(np.all(norms[:2] > 0.9) and np.all(norms[2:] < 0.1))
+
+
+def pentagon_kept(seed: int) -> bool:
+    model = train_toy_model(5, 2, 0.05, np.ones(5), seed=seed)
+    norms = feature_norms(model.W)
+    angles = np.sort(np.degrees(np.arctan2(model.W[1], model.W[0])) % 360)
+    gaps = np.diff(np.append(angles, angles[0] + 360))
+    return bool(np.all((norms > 0.9) & (norms < 1.3)) and np.all(np.abs(gaps - 72) < 8))
+
+
+def test_dense_features_keep_the_two_most_important():
+    assert sum(kept_and_dropped(seed) for seed in range(3)) >= 2
+
+
+def test_sparse_features_all_fit_as_a_regular_pentagon():
+    assert sum(pentagon_kept(seed) for seed in range(3)) >= 2
+
+
+def test_a_neuron_that_fires_for_two_features_is_polysemantic():
+    W1 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.05], [1.0, 0.0, 0.8]])
+    b1 = np.zeros(3)  # neuron 1 reads feature 1; 0 reads features 0 and 3; 2 mostly feature 3
+    firing = firing_by_feature(W1, b1)
+    assert firing.shape == (4, 3)
+    assert polysemantic(firing).tolist() == [True, False, False]
+    assert polysemantic(firing - 0.0, threshold=0.01).tolist() == [True, False, True]
+
+
+def test_a_sparse_neuron_model_learns_and_has_polysemantic_neurons():
+    model = train_neuron_model(8, 3, 0.05, np.ones(8), steps=1500)
+    silent = 8 * 0.05 / 3  # the loss of always answering 0: n · p · E[u²], u uniform in [0, 1]
+    assert model.losses[-200:].mean() < 0.5 * silent
+    assert polysemantic(firing_by_feature(model.W1, model.b1)).any()
