@@ -31,8 +31,8 @@ PAGES = {
     "Traps, answered": "pages/7_Traps.py",
     "Scale & cost": "pages/8_Scale_and_cost.py",
     "Mixture of experts": "pages/9_Mixture_of_experts.py",
-    "Memory lab": "pages/10_Memory_lab.py",
-    "Real model": "pages/11_Real_model.py",
+    "Memory lab": "pages/11_Memory_lab.py",
+    "Real model": "pages/12_Real_model.py",
 }
 ANSWERS = {  # pages whose figures wait for the learner's guess
     "Collapse, trained": {"guess": "no", "task": "spiral"},

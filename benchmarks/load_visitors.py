@@ -30,7 +30,7 @@ SENTENCES = ["the cat sat on the mat", "hello world", "paris is the capital of f
 PAGES = [None, "pages/1_Neurons.py", "pages/2_Key_value_memory.py", "pages/3_Activations.py",
          "pages/4_Collapse.py", "pages/5_Position-wise.py", "pages/6_Backprop.py",
          "pages/7_Traps.py", "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py",
-         "pages/10_Memory_lab.py", "pages/11_Real_model.py"]  # fmt: skip
+         "pages/11_Memory_lab.py", "pages/12_Real_model.py"]  # fmt: skip
 
 
 def page_rules() -> dict[str | None, dict[str, tuple]]:

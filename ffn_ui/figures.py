@@ -141,9 +141,10 @@ def bars(
     horizontal=False,
     highlight: int | None = None,
     level: float | None = None,
+    level_name: str = "uniform load",
 ) -> go.Figure:
     """One bar per label with its exact value on hover; `highlight` outlines one bar, and
-    a dashed line marks `level` (as "uniform load")."""
+    a dashed line marks `level`, named `level_name`."""
     values = f32(values)
     bar = go.Bar(
         x=values if horizontal else labels,
@@ -166,7 +167,7 @@ def bars(
     height = max(300, 40 + 24 * len(labels)) if horizontal else 320
     marks = {}
     if level is not None:
-        label = dict(x=1, xref="x domain", y=level, text="uniform load", showarrow=False)
+        label = dict(x=1, xref="x domain", y=level, text=level_name, showarrow=False)
         marks = {"shapes": [line_at(y=level, dash="dash")], "annotations": [label]}
     return figure([bar], height, title=title, **axes, **marks)
 
@@ -840,3 +841,38 @@ def lens_strip(blocks: list[str], tops: list[str], p_target: np.ndarray, word: s
         xgap=1,
     )
     return figure([cells], 170, xaxis={"title": "after block", "type": "category"})
+
+
+def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
+    """Each feature's direction W[:, i] in a 2-D hidden space, as an arrow from the origin.
+
+    W: (2, n). A dropped feature is a dot at the origin; features sharing the plane spread
+    out like the spokes of a polygon.
+    """
+    arrows, data = [], []
+    for i, name in enumerate(names):
+        x, y = float(W[0, i]), float(W[1, i])
+        colour = COLOURS[i % len(COLOURS)]
+        arrow = dict(x=x, y=y, ax=0, ay=0, xref="x", yref="y", axref="x", ayref="y")
+        arrows.append(dict(arrow, showarrow=True, arrowhead=3, arrowwidth=3, arrowcolor=colour))
+        data.append(
+            go.Scatter(
+                x=f32([x]),
+                y=f32([y]),
+                mode="markers+text",
+                name=name,
+                text=[name],
+                textposition="top center",
+                marker={"color": colour, "size": 7},
+                hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
+            )
+        )
+    limit = 1.25 * max(1.0, float(np.abs(W).max()))
+    return figure(
+        data,
+        420,
+        annotations=arrows,
+        showlegend=False,
+        xaxis={"range": [-limit, limit], "title": "hidden 1", "zeroline": True},
+        yaxis={"range": [-limit, limit], "title": "hidden 2", "scaleanchor": "x", "zeroline": True},
+    )

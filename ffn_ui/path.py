@@ -64,23 +64,29 @@ TIERS: dict[str, list[Step]] = {
     ],
     "Going further": [
         Step(
-            "pages/10_Memory_lab.py",
+            "pages/10_Superposition.py",
+            "Superposition",
+            "explain why one neuron fires for unrelated things, and how a layer holds more "
+            "features than it has dimensions",
+        ),
+        Step(
+            "pages/11_Memory_lab.py",
             "Memory lab",
             "find where a fact lives in an FFN, break it, and rewrite it",
         ),
         Step(
-            "pages/11_Real_model.py",
+            "pages/12_Real_model.py",
             "Real model",
             "find the same keys and values inside a trained transformer",
         ),
         Step(
-            "pages/12_Language_model.py",
+            "pages/13_Language_model.py",
             "Language model",
             "watch SwiGLU neurons push a real model's next word, and switch them off",
         ),
     ],
     "Reference": [
-        Step("pages/13_Glossary.py", "Glossary", "look up a symbol or a term"),
+        Step("pages/14_Glossary.py", "Glossary", "look up a symbol or a term"),
     ],
 }
 STEPS = [step for steps in TIERS.values() for step in steps]

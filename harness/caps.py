@@ -40,16 +40,20 @@ PAGES = {
     ),
     "Scale & cost": ("pages/8_Scale_and_cost.py", {"layers": "96", "seq_T": "131,072"}),
     "Mixture of experts": ("pages/9_Mixture_of_experts.py", {"E": "16", "k": "16"}),
+    "Superposition": (
+        "pages/10_Superposition.py",
+        {"sp_n": "80", "sp_m": "19", "sp_k": "10", "sp_sparsity": "99.9%", "guess_kept": "5"},
+    ),
     "Memory lab": (
-        "pages/10_Memory_lab.py",
+        "pages/11_Memory_lab.py",
         {"mem_dff": "256", "topn": "20", "apply_edit": "true", "guess_edit": "one or two"},
     ),
     "Real model": (
-        "pages/11_Real_model.py",
+        "pages/12_Real_model.py",
         {"rm_text": ("word " * 40).strip(), "rm_cols": "256", "rm_k": "256"},
     ),
     "Language model": (
-        "pages/12_Language_model.py",
+        "pages/13_Language_model.py",
         {"lm_text": ("? " * 150).strip(), "lm_new": "20", "guess_gate": "about nothing"},
     ),
 }

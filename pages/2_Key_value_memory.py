@@ -146,6 +146,6 @@ show(
     ),
     toy.presenter,
 )
-st.page_link("pages/11_Real_model.py", label="The same keys and values in a trained model →")
+st.page_link("pages/12_Real_model.py", label="The same keys and values in a trained model →")
 
 next_step("pages/2_Key_value_memory.py")

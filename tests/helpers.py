@@ -133,15 +133,17 @@ ACTIVATIONS, COLLAPSE = "pages/3_Activations.py", "pages/4_Collapse.py"
 POSITION_WISE = "pages/5_Position-wise.py"
 BACKPROP, TRAPS = "pages/6_Backprop.py", "pages/7_Traps.py"
 SCALE, MOE = "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py"
-MEMORY, REAL_MODEL = "pages/10_Memory_lab.py", "pages/11_Real_model.py"
-LANGUAGE_MODEL, GLOSSARY = "pages/12_Language_model.py", "pages/13_Glossary.py"
+SUPERPOSITION = "pages/10_Superposition.py"
+MEMORY, REAL_MODEL = "pages/11_Memory_lab.py", "pages/12_Real_model.py"
+LANGUAGE_MODEL, GLOSSARY = "pages/13_Language_model.py", "pages/14_Glossary.py"
 ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BACKPROP, TRAPS,
-             SCALE, MOE, MEMORY, REAL_MODEL, LANGUAGE_MODEL, GLOSSARY]  # fmt: skip
+             SCALE, MOE, SUPERPOSITION, MEMORY, REAL_MODEL, LANGUAGE_MODEL, GLOSSARY]  # fmt: skip
 # Pages that wait for the learner's prediction before drawing everything.
 ANSWERS = {
     COLLAPSE: {"guess": "no"},
     TRAPS: {"guess_stride": "the same answer", "guess_t": "the same answer", "guess_clamp": "no"},
     SCALE: {"guess_share": "about two thirds"},
+    SUPERPOSITION: {"guess_kept": "5"},
     POSITION_WISE: {"guess_rows_moved": "only its own row"},
     BACKPROP: {
         "guess_precision": "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",

@@ -141,4 +141,4 @@ st.subheader("6. The toy pages' three facts, checked on this model")
 sections.three_facts(minilm, trace, rm.run(other), (layer, neuron, token), examples, toy.presenter)
 st.page_link("pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")
 
-next_step("pages/11_Real_model.py")
+next_step("pages/12_Real_model.py")

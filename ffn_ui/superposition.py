@@ -1,0 +1,46 @@
+"""The Superposition page's shared parts: trained toy models, cached and shared read-only."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ffn_core.superposition import NeuronModel, ToyModel, train_neuron_model, train_toy_model
+from ffn_ui.shared_arrays import read_only
+
+SPARSITIES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.999)  # 1 − p, the share of zeros
+DECAYS = (1.0, 0.9, 0.8, 0.7, 0.5)  # importance of feature i is decay^i
+MAX_FEATURES, MAX_HIDDEN = 80, 20
+BIG_STEPS, BIG_BATCH = 2000, 256  # the bigger models: about 3 s at the caps (80 x 20)
+
+
+def sparsity_text(sparsity: float) -> str:
+    return f"{sparsity:.1%}".replace(".0%", "%")
+
+
+def importance_text(decay: float) -> str:
+    return "equal importance" if decay == 1 else f"importance {decay:g}^i"
+
+
+def importance(n: int, decay: float) -> np.ndarray:
+    """(n,): decay^i, feature 1 the most important."""
+    return decay ** np.arange(n, dtype=float)
+
+
+@st.cache_resource(max_entries=64, ttl=3600, show_spinner="Training the toy model …")
+def toy(n: int, m: int, sparsity: float, decay: float, seed: int = 0) -> ToyModel:
+    """A trained n -> m -> n model, shared read-only (at most 80 x 20 weights, 32 kB steps)."""
+    extra = {} if (n, m) == (5, 2) else {"steps": BIG_STEPS, "batch": BIG_BATCH}
+    model = train_toy_model(n, m, 1.0 - sparsity, importance(n, decay), seed=seed, **extra)
+    read_only([model.W, model.b, model.losses])
+    return model
+
+
+@st.cache_resource(max_entries=32, ttl=3600, show_spinner="Training the neuron version …")
+def neurons(n: int, k: int, sparsity: float, decay: float) -> NeuronModel:
+    """The neuron version: n features through k ReLU neurons, shared read-only."""
+    model = train_neuron_model(
+        n, k, 1.0 - sparsity, importance(n, decay), steps=BIG_STEPS, batch=BIG_BATCH
+    )
+    read_only([model.W1, model.b1, model.W2, model.b2, model.losses])
+    return model

@@ -1,0 +1,135 @@
+"""Superposition: why one neuron fires for unrelated things, and how a layer holds more
+features than it has dimensions (Elhage et al. 2022, "Toy Models of Superposition")."""
+
+import numpy as np
+import streamlit as st
+
+from ffn_core.superposition import (
+    dimensions_per_feature,
+    feature_dimensionality,
+    feature_norms,
+    firing_by_feature,
+    polysemantic,
+)
+from ffn_ui import figures
+from ffn_ui import superposition as sp
+from ffn_ui.buttons import preset_button
+from ffn_ui.display import show
+from ffn_ui.labels import labels
+from ffn_ui.path import next_step
+from ffn_ui.predict import Question, predicted
+from ffn_ui.setup import setup
+from ffn_ui.url import bound_select_slider, bound_slider
+
+INTRO = (
+    "The Neurons and Real model pages show neurons that fire for several unrelated tokens. "
+    "Why would a trained network do that? Here is the smallest model that does it: n "
+    "features, each usually 0, squeezed into m < n hidden dimensions, h = W x, and read "
+    "back as x' = ReLU(Wᵀ h + b). Training decides which features get a direction of their "
+    "own, which share one, and which are dropped."
+)
+
+toy = setup("Superposition", "Superposition: more features than dimensions", INTRO, tuck_model=True)
+places = st.columns(3)
+preset_button(places[0], "Dense, decaying importance", sp_sparsity=0.0, sp_decay=0.7)
+preset_button(places[1], "Sparse, equal importance", sp_sparsity=0.95, sp_decay=1.0)
+preset_button(places[2], "Very sparse", sp_sparsity=0.999, sp_decay=0.9)
+left, right = st.columns(2)
+sparsity = bound_select_slider(
+    "sparsity 1 − p (the share of zeros)",
+    "sp_sparsity",
+    sp.SPARSITIES,
+    0.95,
+    sp.sparsity_text,
+    left,
+)
+decay = bound_select_slider(
+    "importance of feature i: decay^i", "sp_decay", sp.DECAYS, 1.0, lambda d: f"{d:g}", right
+)
+
+st.subheader("1. Five features, two dimensions")
+question = Question(
+    "At 95 % sparsity and equal importance, how many of the five features will the model keep?",
+    "guess_kept",
+    ("2", "3", "4", "5"),
+    answer="5",
+    why="features that are almost never on together can share directions: the model "
+    "spreads all five as a pentagon and lets the ReLU and the bias cut the small overlaps.",
+)
+if predicted(question):
+    model = sp.toy(5, 2, sparsity, decay)
+    names = labels("f", 5)
+    norms = feature_norms(model.W)
+    kept = int(np.sum(norms > 0.5))
+    st.caption(
+        f"At {sp.sparsity_text(sparsity)} zeros and {sp.importance_text(decay)} the model keeps "
+        f"{kept} of 5 features (‖W_i‖ above 0.5: {', '.join(f'{v:.2f}' for v in norms)}). "
+        "Notice the angles: with the dense preset the two kept features sit at right angles; "
+        "with the sparse ones all five spread out around the circle."
+    )
+    left, right = st.columns(2)
+    with left:
+        show(figures.feature_arrows(model.W, names), toy.presenter)
+    with right:
+        gram = model.W.T @ model.W  # (5, 5)
+        show(
+            figures.matrix_heatmap(gram, names, names, "Wᵀ W: how features overlap"), toy.presenter
+        )
+    st.caption(
+        "The diagonal of Wᵀ W is each feature's squared length; the rest is how much two "
+        "features interfere. Dense features leave it diagonal; sparse ones fill it in."
+    )
+
+st.subheader("2. Bigger n: how much of a dimension each feature gets")
+left, right = st.columns(2)
+n = bound_slider("features n", "sp_n", 4, sp.MAX_FEATURES, 20, 1, left)
+m = bound_slider("hidden dimensions m", "sp_m", 1, sp.MAX_HIDDEN, 5, 1, right)
+if m >= n:
+    st.info(f"With m = {m} ≥ n = {n} every feature can have a dimension of its own; try m < n.")
+else:
+    big = sp.toy(n, m, sparsity, decay)
+    D = feature_dimensionality(big.W)  # (n,)
+    per = dimensions_per_feature(big.W)
+    st.caption(
+        f"Each bar is one feature's share of a dimension, D_i = ‖W_i‖⁴ / Σ_j (W_i · W_j)²: 1 "
+        "for a dimension of its own, 1/2 in an antipodal pair, 2/5 in a pentagon, 0 dropped. "
+        f"Notice where they sit here: from {D.min():.2f} to {D.max():.2f}, median "
+        f"{np.median(D):.2f}. Over all features, m / ‖W‖_F² = {per:.2f} dimensions per "
+        "feature (the dashed line)."
+    )
+    show(
+        figures.bars(
+            labels("f", n),
+            D,
+            "dimensionality of each feature",
+            "D",
+            level=per,
+            level_name="m / ‖W‖_F²",
+        ),
+        toy.presenter,
+    )
+
+st.subheader("3. Polysemantic neurons")
+st.caption(
+    "The same sparse features, now through a hidden ReLU layer with fewer neurons than "
+    "features: the FFN's own shape, x' = ReLU(W2 ReLU(W1 x + b1) + b2), trained the same "
+    "way. Each cell is a neuron's activation when one feature alone is on."
+)
+k = bound_slider("neurons", "sp_k", 2, 10, 4, 1)
+net = sp.neurons(12, k, sparsity, decay)
+firing = firing_by_feature(net.W1, net.b1)  # (12, k)
+mixed = polysemantic(firing)
+neuron_names = [f"n{j + 1}{' (poly)' if mixed[j] else ''}" for j in range(k)]
+show(
+    figures.matrix_heatmap(firing, labels("f", 12), neuron_names, "who fires for which feature"),
+    toy.presenter,
+)
+st.caption(
+    f"{int(mixed.sum())} of {k} neurons fire (above 0.1) for two or more unrelated features: "
+    "they are polysemantic. Asking what such a neuron means has no single answer; asking "
+    "which features it helps store does."
+)
+st.page_link("pages/1_Neurons.py", label="Neurons that fire for several tokens →")
+st.page_link("pages/12_Real_model.py", label="The same in a trained encoder's neurons →")
+
+next_step("pages/10_Superposition.py")

@@ -1,0 +1,71 @@
+"""The Superposition page in AppTest, its figures checked against the core's arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import SUPERPOSITION, decode, open_page, traces
+
+import ffn_ui.superposition as sp
+from ffn_core.superposition import (
+    dimensions_per_feature,
+    feature_dimensionality,
+    firing_by_feature,
+    polysemantic,
+)
+
+
+def test_defaults_ask_before_showing_the_five_features():
+    at = open_page(SUPERPOSITION)
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 2  # the bigger model and the neurons
+    assert "Make your guess above to see the answer." in [i.value for i in at.info]
+
+
+def test_a_guess_reveals_the_arrows_and_overlaps_of_the_trained_model():
+    at = open_page(SUPERPOSITION)
+    at.radio(key="guess_kept").set_value("5").run()
+    assert not at.exception
+    assert any(s.value.startswith("Right: features that are almost never on") for s in at.success)
+    W = sp.toy(5, 2, 0.95, 1.0).W
+    tips = traces(at, 0)
+    for i, tip in enumerate(tips):
+        assert np.allclose([decode(tip["x"])[0], decode(tip["y"])[0]], W[:, i], atol=1e-6)
+    (heatmap,) = traces(at, 1)
+    assert np.allclose(decode(heatmap["z"]), W.T @ W, atol=1e-5)
+    assert "the model keeps 5 of 5 features" in at.caption[0].value
+
+
+def test_the_dense_preset_keeps_two_features():
+    at = open_page(SUPERPOSITION, {"guess_kept": "5"})
+    (dense,) = [b for b in at.button if b.label.startswith("Dense")]
+    dense.click().run()
+    assert not at.exception
+    assert "At 0% zeros and importance 0.7^i the model keeps 2 of 5 features" in at.caption[0].value
+
+
+def test_the_dimensionality_bars_are_the_core_s():
+    at = open_page(SUPERPOSITION, {"sp_n": "12", "sp_m": "3"})
+    (bars,) = traces(at, 0)
+    W = sp.toy(12, 3, 0.95, 1.0).W
+    assert np.allclose(decode(bars["y"]), feature_dimensionality(W), atol=1e-6)
+    per = dimensions_per_feature(W)
+    assert f"{per:.2f} dimensions per feature" in " ".join(c.value for c in at.caption)
+
+
+def test_the_polysemantic_neurons_are_marked_and_counted():
+    at = open_page(SUPERPOSITION, {"sp_k": "3"})
+    (heatmap,) = traces(at, 1)
+    net = sp.neurons(12, 3, 0.95, 1.0)
+    firing = firing_by_feature(net.W1, net.b1)
+    assert np.allclose(decode(heatmap["z"]), firing, atol=1e-6)
+    mixed = polysemantic(firing)
+    assert heatmap["x"] == [f"n{j + 1}{' (poly)' if mixed[j] else ''}" for j in range(3)]
+    assert f"{int(mixed.sum())} of 3 neurons fire" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("query", [{"sp_n": "5", "sp_m": "5"}, {"sp_m": "20", "sp_n": "4"}])
+def test_m_at_least_n_says_why_instead_of_training(query):
+    at = open_page(SUPERPOSITION, query)
+    assert not at.exception
+    assert any("every feature can have a dimension of its own" in i.value for i in at.info)
