@@ -170,8 +170,9 @@ def train_neuron_model(
 
 
 def firing_by_feature(W1: np.ndarray, b1: np.ndarray) -> np.ndarray:
-    """(n_features, n_neurons): each neuron's activation when one feature alone is 1."""
-    return relu(W1 + b1)  # row i is the input e_i times W1, plus b1
+    """(n_features, n_neurons): how far each neuron's activation rises above its resting
+    value relu(b1) when one feature alone is 1 (negative: the feature switches it off)."""
+    return relu(W1 + b1) - relu(b1)  # row i: the input e_i through the hidden layer
 
 
 def polysemantic(firing: np.ndarray, threshold: float = 0.1) -> np.ndarray:

@@ -113,7 +113,8 @@ st.subheader("3. Polysemantic neurons")
 st.caption(
     "The same sparse features, now through a hidden ReLU layer with fewer neurons than "
     "features: the FFN's own shape, x' = ReLU(W2 ReLU(W1 x + b1) + b2), trained the same "
-    "way. Each cell is a neuron's activation when one feature alone is on."
+    "way. Each cell is how far a neuron's activation rises above its resting value when one "
+    "feature alone is on (blue: the feature switches it off)."
 )
 k = bound_slider("neurons", "sp_k", 2, 10, 4, 1)
 net = sp.neurons(12, k, sparsity, decay)

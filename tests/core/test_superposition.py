@@ -88,7 +88,9 @@ def test_a_neuron_that_fires_for_two_features_is_polysemantic():
     firing = firing_by_feature(W1, b1)
     assert firing.shape == (4, 3)
     assert polysemantic(firing).tolist() == [True, False, False]
-    assert polysemantic(firing - 0.0, threshold=0.01).tolist() == [True, False, True]
+    assert polysemantic(firing, threshold=0.01).tolist() == [True, False, True]
+    resting = firing_by_feature(np.zeros((4, 2)), np.array([0.5, -0.5]))
+    assert np.all(resting == 0) and not polysemantic(resting).any()  # on always, or never
 
 
 def test_a_sparse_neuron_model_learns_and_has_polysemantic_neurons():
