@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from helpers import require
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -225,11 +226,19 @@ def change_address(page, reruns, query: str) -> None:
 
 
 def pick(page, reruns, name: str, option: str) -> None:
+    """Choose `option` in a select box. A run that ends while the list is open redraws the
+    box and closes the list (seen once in CI, just after a cold load); then open it again."""
     before = reruns.finished
     box = page.get_by_role("combobox", name=name, exact=True)
-    box.click()
-    box.fill(option)
-    page.get_by_role("option", name=option, exact=True).click()
+    for attempt in range(3):
+        box.click()
+        box.fill(option)
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
     reruns.wait_for_more_than(before, page)
 
 
