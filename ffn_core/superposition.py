@@ -178,3 +178,36 @@ def firing_by_feature(W1: np.ndarray, b1: np.ndarray) -> np.ndarray:
 def polysemantic(firing: np.ndarray, threshold: float = 0.1) -> np.ndarray:
     """(n_neurons,) bool: the neurons that fire above `threshold` for two or more features."""
     return (firing > threshold).sum(axis=0) >= 2
+
+
+# --- the phase change: one feature against another in one dimension ----------------------
+
+NOT_KEPT, DEDICATED, SUPERPOSED = 0, 1, 2  # what happens to the second feature
+
+
+def phase_of(W: np.ndarray) -> int:
+    """For W of shape (1, 2): NOT_KEPT if feature 2's norm is under 0.5, DEDICATED if it
+    alone has the dimension, SUPERPOSED if both features share it."""
+    first, second = np.abs(W[0, :2])
+    if second < 0.5:
+        return NOT_KEPT
+    return SUPERPOSED if first >= 0.5 else DEDICATED
+
+
+def phase_diagram(
+    sparsities: np.ndarray,
+    relative_importances: np.ndarray,
+    steps: int = 1500,
+    batch: int = 256,
+    seed: int = 0,
+) -> np.ndarray:
+    """(len(relative_importances), len(sparsities)) of phases: two features (importance 1
+    and r) in one dimension, one model trained per cell, as in the paper's phase diagram."""
+    phases = np.empty((len(relative_importances), len(sparsities)), dtype=int)
+    for row, r in enumerate(relative_importances):
+        for col, sparsity in enumerate(sparsities):
+            model = train_toy_model(
+                2, 1, 1.0 - sparsity, np.array([1.0, r]), steps=steps, batch=batch, seed=seed
+            )
+            phases[row, col] = phase_of(model.W)
+    return phases

@@ -876,3 +876,39 @@ def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
         xaxis={"range": [-limit, limit], "title": "hidden 1", "zeroline": True},
         yaxis={"range": [-limit, limit], "title": "hidden 2", "scaleanchor": "x", "zeroline": True},
     )
+
+
+PHASE_COLOURS = ("#BBBBBB", COLOURS[0], COLOURS[5])  # grey, blue, vermillion
+
+
+def phase_heatmap(
+    phases: np.ndarray, xs: list[str], ys: list[str], names: tuple[str, ...], title: str
+) -> go.Figure:
+    """A categorical grid: phases (rows, cols) of ints indexing `names`, one colour each,
+    and the phase's name in every cell, so colour is never the only carrier."""
+    k = len(names)
+    scale = []
+    for i, colour in enumerate(PHASE_COLOURS[:k]):
+        scale += [[i / k, colour], [(i + 1) / k, colour]]
+    text = np.array(names, dtype=object)[phases]
+    cells = go.Heatmap(
+        z=f32(phases),
+        x=xs,
+        y=ys,
+        zmin=-0.5,
+        zmax=k - 0.5,
+        colorscale=scale,
+        showscale=False,
+        text=text,
+        texttemplate="%{text}",
+        hovertemplate="sparsity %{x}, importance %{y}: %{text}<extra></extra>",
+        xgap=2,
+        ygap=2,
+    )
+    return figure(
+        [cells],
+        380,
+        title=title,
+        xaxis={"title": "sparsity 1 − p", "type": "category"},
+        yaxis={"title": "importance of feature 2", "type": "category"},
+    )

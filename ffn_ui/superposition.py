@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ffn_core.superposition import NeuronModel, ToyModel, train_neuron_model, train_toy_model
+from ffn_core.superposition import (
+    NeuronModel,
+    ToyModel,
+    phase_diagram,
+    train_neuron_model,
+    train_toy_model,
+)
 from ffn_ui.shared_arrays import read_only
 
 SPARSITIES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.999)  # 1 − p, the share of zeros
@@ -44,3 +50,16 @@ def neurons(n: int, k: int, sparsity: float, decay: float) -> NeuronModel:
     )
     read_only([model.W1, model.b1, model.W2, model.b2, model.losses])
     return model
+
+
+PHASE_SPARSITIES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99)
+PHASE_IMPORTANCES = (0.2, 0.5, 0.8, 1.25, 2.0, 5.0)  # feature 2's, against feature 1's 1
+PHASE_NAMES = ("dropped", "alone", "shared")
+
+
+@st.cache_resource(max_entries=1, ttl=3600, show_spinner="Training 36 small models, once …")
+def phases() -> np.ndarray:
+    """(6, 6) phases of feature 2 over the grid, trained once per process and shared."""
+    grid = phase_diagram(np.array(PHASE_SPARSITIES), np.array(PHASE_IMPORTANCES))
+    read_only([grid])
+    return grid

@@ -80,7 +80,26 @@ if predicted(question):
         "features interfere. Dense features leave it diagonal; sparse ones fill it in."
     )
 
-st.subheader("2. Bigger n: how much of a dimension each feature gets")
+st.subheader("2. The phase change")
+grid = sp.phases()  # (importances, sparsities)
+st.caption(
+    "Two features, one dimension: feature 1 has importance 1, feature 2 the importance on "
+    "the left; one small model is trained per cell. Notice the switch: dense features give "
+    "the dimension to the more important feature alone (feature 2 is dropped below 1, alone "
+    f"above), while sparse ones share it, in {int(np.sum(grid == 2))} of {grid.size} cells."
+)
+show(
+    figures.phase_heatmap(
+        grid,
+        [sp.sparsity_text(v) for v in sp.PHASE_SPARSITIES],
+        [f"{v:g}" for v in sp.PHASE_IMPORTANCES],
+        sp.PHASE_NAMES,
+        "what happens to feature 2",
+    ),
+    toy.presenter,
+)
+
+st.subheader("3. Bigger n: how much of a dimension each feature gets")
 left, right = st.columns(2)
 n = bound_slider("features n", "sp_n", 4, sp.MAX_FEATURES, 20, 1, left)
 m = bound_slider("hidden dimensions m", "sp_m", 1, sp.MAX_HIDDEN, 5, 1, right)
@@ -109,7 +128,7 @@ else:
         toy.presenter,
     )
 
-st.subheader("3. Polysemantic neurons")
+st.subheader("4. Polysemantic neurons")
 st.caption(
     "The same sparse features, now through a hidden ReLU layer with fewer neurons than "
     "features: the FFN's own shape, x' = ReLU(W2 ReLU(W1 x + b1) + b2), trained the same "

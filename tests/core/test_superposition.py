@@ -98,3 +98,20 @@ def test_a_sparse_neuron_model_learns_and_has_polysemantic_neurons():
     silent = 8 * 0.05 / 3  # the loss of always answering 0: n · p · E[u²], u uniform in [0, 1]
     assert model.losses[-200:].mean() < 0.5 * silent
     assert polysemantic(firing_by_feature(model.W1, model.b1)).any()
+
+
+def test_phase_of_hand_built_weights():
+    from ffn_core.superposition import DEDICATED, NOT_KEPT, SUPERPOSED, phase_of
+
+    assert phase_of(np.array([[1.0, 0.0]])) == NOT_KEPT
+    assert phase_of(np.array([[0.1, 1.0]])) == DEDICATED
+    assert phase_of(np.array([[1.0, -1.0]])) == SUPERPOSED
+
+
+def test_the_phase_diagram_s_corners_are_the_paper_s():
+    """Dense: the less important feature is dropped, the more important one takes the
+    dimension alone. Sparse: both share it."""
+    from ffn_core.superposition import DEDICATED, NOT_KEPT, SUPERPOSED, phase_diagram
+
+    phases = phase_diagram(np.array([0.0, 0.99]), np.array([0.5, 2.0]))
+    assert phases.tolist() == [[NOT_KEPT, SUPERPOSED], [DEDICATED, SUPERPOSED]]

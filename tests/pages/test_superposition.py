@@ -18,7 +18,7 @@ from ffn_core.superposition import (
 def test_defaults_ask_before_showing_the_five_features():
     at = open_page(SUPERPOSITION)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 2  # the bigger model and the neurons
+    assert len(at.get("plotly_chart")) == 3  # the phases, the bigger model and the neurons
     assert "Make your guess above to see the answer." in [i.value for i in at.info]
 
 
@@ -46,7 +46,7 @@ def test_the_dense_preset_keeps_two_features():
 
 def test_the_dimensionality_bars_are_the_core_s():
     at = open_page(SUPERPOSITION, {"sp_n": "12", "sp_m": "3"})
-    (bars,) = traces(at, 0)
+    (bars,) = traces(at, 1)
     W = sp.toy(12, 3, 0.95, 1.0).W
     assert np.allclose(decode(bars["y"]), feature_dimensionality(W), atol=1e-6)
     per = dimensions_per_feature(W)
@@ -55,13 +55,25 @@ def test_the_dimensionality_bars_are_the_core_s():
 
 def test_the_polysemantic_neurons_are_marked_and_counted():
     at = open_page(SUPERPOSITION, {"sp_k": "3"})
-    (heatmap,) = traces(at, 1)
+    (heatmap,) = traces(at, 2)
     net = sp.neurons(12, 3, 0.95, 1.0)
     firing = firing_by_feature(net.W1, net.b1)
     assert np.allclose(decode(heatmap["z"]), firing, atol=1e-6)
     mixed = polysemantic(firing)
     assert heatmap["x"] == [f"n{j + 1}{' (poly)' if mixed[j] else ''}" for j in range(3)]
     assert f"{int(mixed.sum())} of 3 neurons fire" in " ".join(c.value for c in at.caption)
+
+
+def test_the_phase_grid_is_the_core_s_and_its_caption_counts_it():
+    from ffn_core.superposition import phase_diagram
+
+    at = open_page(SUPERPOSITION)
+    (cells,) = traces(at, 0)
+    grid = phase_diagram(np.array(sp.PHASE_SPARSITIES), np.array(sp.PHASE_IMPORTANCES))
+    assert np.array_equal(decode(cells["z"]), grid)
+    dense = grid[:, 0]  # feature 2 dropped while less important, alone once more important
+    assert dense.tolist() == [0, 0, 0, 1, 1, 1]
+    assert f"in {int(np.sum(grid == 2))} of 36 cells" in " ".join(c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("query", [{"sp_n": "5", "sp_m": "5"}, {"sp_m": "20", "sp_n": "4"}])
