@@ -44,6 +44,18 @@ def test_the_dense_preset_keeps_two_features():
     assert "At 0% zeros and importance 0.7^i the model keeps 2 of 5 features" in at.caption[0].value
 
 
+@pytest.mark.parametrize(
+    ("label", "kept"),
+    [("Dense, decaying importance", 2), ("Sparse, equal importance", 5), ("Very sparse", 5)],
+)
+def test_every_preset_keeps_what_its_trained_model_keeps(label, kept):
+    at = open_page(SUPERPOSITION, {"guess_kept": "5"})
+    (button,) = [b for b in at.button if b.label == label]
+    button.click().run()
+    assert not at.exception
+    assert f"the model keeps {kept} of 5 features" in at.caption[0].value
+
+
 def test_the_dimensionality_bars_are_the_core_s():
     at = open_page(SUPERPOSITION, {"sp_n": "12", "sp_m": "3"})
     (bars,) = traces(at, 1)
