@@ -31,9 +31,10 @@ INTRO = (
 
 toy = setup("Superposition", "Superposition: more features than dimensions", INTRO, tuck_model=True)
 places = st.columns(3)
-preset_button(places[0], "Dense, decaying importance", sp_sparsity=0.0, sp_decay=0.7)
-preset_button(places[1], "Sparse, equal importance", sp_sparsity=0.95, sp_decay=1.0)
-preset_button(places[2], "Very sparse", sp_sparsity=0.999, sp_decay=0.9)
+dense, sparse, very = "no zeros, importance 0.7^i", "95 % zeros, equal", "99.9 % zeros, 0.9^i"
+preset_button(places[0], "Dense", help=dense, sp_sparsity=0.0, sp_decay=0.7)
+preset_button(places[1], "Sparse", help=sparse, sp_sparsity=0.95, sp_decay=1.0)
+preset_button(places[2], "Very sparse", help=very, sp_sparsity=0.999, sp_decay=0.9)
 left, right = st.columns(2)
 sparsity = bound_select_slider(
     "sparsity 1 − p (the share of zeros)",

@@ -15,7 +15,7 @@ def test_a_guess_then_the_dense_preset_then_its_link(server, browser):
     reruns.wait_for_more_than(before, page, timeout=60)
     expect(page.get_by_text("the model keeps 5 of 5 features")).to_be_visible(timeout=30_000)
     expect(page.locator(".js-plotly-plot")).to_have_count(CHARTS + 2)
-    press(page, reruns, "Dense, decaying importance")
+    press(page, reruns, "Dense")
     expect(
         page.get_by_text("At 0% zeros and importance 0.7^i the model keeps 2 of 5")
     ).to_be_visible(timeout=30_000)
