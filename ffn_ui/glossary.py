@@ -69,6 +69,13 @@ TERMS = {
     "GGUF": "llama.cpp's file format: typed metadata (including the tokenizer's vocabulary and "
     "merges) followed by the tensors, often quantised (Q4_1: blocks of 32 weights sharing a "
     "scale and an offset, 4 bits each).",
+    "superposition": "storing more features than there are dimensions by giving some of "
+    "them overlapping directions; it pays when features are sparse, because two that are "
+    "rarely on together rarely interfere (Elhage et al. 2022).",
+    "polysemantic neuron": "a neuron that fires for several unrelated features, as "
+    "superposition makes them: asking what it means has no single answer.",
+    "feature dimensionality": "D_i = ‖W_i‖⁴ / Σ_j (W_i · W_j)²: the share of a dimension feature "
+    "i has; 1 alone, 1/2 in an antipodal pair, 2/5 in a pentagon, 0 when dropped.",
     "mixture of experts": "E FFNs (experts) and a router; each token goes to its k most "
     "probable experts (Mixtral 8×7B: E = 8, k = 2).",
 }

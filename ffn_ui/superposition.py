@@ -12,6 +12,9 @@ from ffn_core.superposition import (
     train_neuron_model,
     train_toy_model,
 )
+from ffn_ui import figures
+from ffn_ui.display import show
+from ffn_ui.predict import Question, predicted
 from ffn_ui.shared_arrays import read_only
 
 SPARSITIES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.999)  # 1 − p, the share of zeros
@@ -63,3 +66,37 @@ def phases() -> np.ndarray:
     grid = phase_diagram(np.array(PHASE_SPARSITIES), np.array(PHASE_IMPORTANCES))
     read_only([grid])
     return grid
+
+
+PHASE_QUESTION = Question(
+    "Two features, one dimension, the second half as important. When do both get stored, "
+    "sharing the dimension?",
+    "guess_phase",
+    ("when they are dense", "when they are sparse", "never: one dimension, one feature"),
+    answer="when they are sparse",
+    why="dense features are often on together, so sharing would make them interfere all "
+    "the time; sparse ones rarely are, so the ReLU can cut the rare interference away.",
+)
+
+
+def phase_section(presenter: bool) -> None:
+    """The phase diagram, after a prediction: what happens to feature 2 in each cell."""
+    if not predicted(PHASE_QUESTION):
+        return
+    grid = phases()  # (importances, sparsities)
+    st.caption(
+        "Feature 1 has importance 1, feature 2 the importance on the left; one small model "
+        "is trained per cell. Notice the switch: dense features give the dimension to the "
+        "more important feature alone (feature 2 is dropped below 1, alone above), while "
+        f"sparse ones share it, in {int(np.sum(grid == 2))} of {grid.size} cells."
+    )
+    show(
+        figures.phase_heatmap(
+            grid,
+            [sparsity_text(v) for v in PHASE_SPARSITIES],
+            [f"{v:g}" for v in PHASE_IMPORTANCES],
+            PHASE_NAMES,
+            "what happens to feature 2",
+        ),
+        presenter,
+    )

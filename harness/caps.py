@@ -42,7 +42,14 @@ PAGES = {
     "Mixture of experts": ("pages/9_Mixture_of_experts.py", {"E": "16", "k": "16"}),
     "Superposition": (
         "pages/10_Superposition.py",
-        {"sp_n": "80", "sp_m": "19", "sp_k": "10", "sp_sparsity": "99.9%", "guess_kept": "5"},
+        {
+            "sp_n": "80",
+            "sp_m": "19",
+            "sp_k": "10",
+            "sp_sparsity": "99.9%",
+            "guess_kept": "5",
+            "guess_phase": "when they are sparse",
+        },
     ),
     "Memory lab": (
         "pages/11_Memory_lab.py",

@@ -82,23 +82,7 @@ if predicted(question):
     )
 
 st.subheader("2. The phase change")
-grid = sp.phases()  # (importances, sparsities)
-st.caption(
-    "Two features, one dimension: feature 1 has importance 1, feature 2 the importance on "
-    "the left; one small model is trained per cell. Notice the switch: dense features give "
-    "the dimension to the more important feature alone (feature 2 is dropped below 1, alone "
-    f"above), while sparse ones share it, in {int(np.sum(grid == 2))} of {grid.size} cells."
-)
-show(
-    figures.phase_heatmap(
-        grid,
-        [sp.sparsity_text(v) for v in sp.PHASE_SPARSITIES],
-        [f"{v:g}" for v in sp.PHASE_IMPORTANCES],
-        sp.PHASE_NAMES,
-        "what happens to feature 2",
-    ),
-    toy.presenter,
-)
+sp.phase_section(toy.presenter)
 
 st.subheader("3. Bigger n: how much of a dimension each feature gets")
 left, right = st.columns(2)

@@ -120,7 +120,7 @@ CHART_COUNTS = {
     "traps": 0,  # every trap waits for a guess; the shown code is the main element
     "scale_and_cost": 2,  # the shares wait for a prediction
     "mixture_of_experts": 3,
-    "superposition": 3,  # the five features wait for a prediction
+    "superposition": 2,  # the five features and the phase diagram wait for predictions
     "memory_lab": 6,  # the capacity curve waits for its toggle
     "real_model": 7,
     "language_model": 6,  # the gate-up scatter waits for a prediction, the edit for picks

@@ -18,7 +18,7 @@ from ffn_core.superposition import (
 def test_defaults_ask_before_showing_the_five_features():
     at = open_page(SUPERPOSITION)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 3  # the phases, the bigger model and the neurons
+    assert len(at.get("plotly_chart")) == 2  # the bigger model and the neurons; two questions
     assert "Make your guess above to see the answer." in [i.value for i in at.info]
 
 
@@ -58,7 +58,7 @@ def test_every_preset_keeps_what_its_trained_model_keeps(label, kept):
 
 def test_the_dimensionality_bars_are_the_core_s():
     at = open_page(SUPERPOSITION, {"sp_n": "12", "sp_m": "3"})
-    (bars,) = traces(at, 1)
+    (bars,) = traces(at, 0)
     W = sp.toy(12, 3, 0.95, 1.0).W
     assert np.allclose(decode(bars["y"]), feature_dimensionality(W), atol=1e-6)
     per = dimensions_per_feature(W)
@@ -67,7 +67,7 @@ def test_the_dimensionality_bars_are_the_core_s():
 
 def test_the_polysemantic_neurons_are_marked_and_counted():
     at = open_page(SUPERPOSITION, {"sp_k": "3"})
-    (heatmap,) = traces(at, 2)
+    (heatmap,) = traces(at, 1)
     net = sp.neurons(12, 3, 0.95, 1.0)
     firing = firing_by_feature(net.W1, net.b1)
     assert np.allclose(decode(heatmap["z"]), firing, atol=1e-6)
@@ -80,6 +80,8 @@ def test_the_phase_grid_is_the_core_s_and_its_caption_counts_it():
     from ffn_core.superposition import phase_diagram
 
     at = open_page(SUPERPOSITION)
+    at.radio(key="guess_phase").set_value("when they are dense").run()
+    assert any("Not this time: the answer is when they are sparse" in e.value for e in at.error)
     (cells,) = traces(at, 0)
     grid = phase_diagram(np.array(sp.PHASE_SPARSITIES), np.array(sp.PHASE_IMPORTANCES))
     assert np.array_equal(decode(cells["z"]), grid)
