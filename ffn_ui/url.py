@@ -123,7 +123,7 @@ def in_sentence(label: str) -> str:
 def forget_url_value(key: str) -> None:
     """Stop Streamlit seeding the control from a rejected address value, and drop that value.
     The one way this app drops an address value, bound to a widget or not (`w`, `x`):
-    `del st.query_params[key]` raises in a browser session when the key is bound.
+    deleting a bound key from st.query_params raises in a browser session.
 
     Streamlit keeps a copy of the address to seed bound widgets from; for a whole-number
     input it raises OverflowError on ?d_model=inf instead of ignoring it. `remove_param` is
