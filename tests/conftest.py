@@ -24,6 +24,21 @@ def pytest_configure(config):
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
+    scan_installed_components_once()
+
+
+def scan_installed_components_once() -> None:
+    """Each new AppTest looks for Streamlit components in every installed package's
+    metadata, about 0.7 s here, and the suite builds hundreds of AppTests. Nothing is
+    installed while the tests run, so one scan per process gives every AppTest the same
+    answer. A server started by the tests scans once at start-up, as it always does."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    manifest_scanner.scan_component_manifests = functools.cache(
+        manifest_scanner.scan_component_manifests
+    )
 
 
 def pytest_addoption(parser):
