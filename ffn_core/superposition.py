@@ -35,16 +35,20 @@ class ToyModel:
 
 
 def sample_features(
-    rng: np.random.Generator, batch: int, n_features: int, probability: float
+    rng: np.random.Generator, batch: int, n_features: int, probability: float | np.ndarray
 ) -> np.ndarray:
-    """(batch, n): each feature is 0 with probability 1 − p, else uniform in [0, 1]."""
+    """(batch, n): each feature is 0 with probability 1 − p, else uniform in [0, 1].
+
+    With p of shape (C, 1, 1), (C, batch, n): C batches thresholded from the same draws."""
     values = rng.random((batch, n_features))
     return np.where(rng.random((batch, n_features)) < probability, values, 0.0)
 
 
 def forward(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, tuple]:
-    """x' = ReLU((x @ Wᵀ) @ W + b): (B, n) -> (B, n), and the cache for `backward`."""
-    h = x @ W.T  # (B, m)
+    """x' = ReLU((x @ Wᵀ) @ W + b): (B, n) -> (B, n), and the cache for `loss_and_grads`.
+
+    Stacked models work too: x (C, B, n), W (C, m, n), b (C, 1, n)."""
+    h = x @ np.swapaxes(W, -1, -2)  # (B, m)
     z = h @ W + b  # (B, n)
     return relu(z), (x, h, z)
 
@@ -52,17 +56,20 @@ def forward(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, tu
 def reconstruction_loss(
     z: np.ndarray, x: np.ndarray, importance: np.ndarray
 ) -> tuple[float, np.ndarray]:
-    """mean_batch Σ_i I_i (x_i − ReLU(z_i))² and its gradient dL/dz (B, n)."""
+    """mean_batch Σ_i I_i (x_i − ReLU(z_i))² and its gradient dL/dz (B, n).
+
+    For stacked models (C, B, n), the sum of their C losses."""
+    batch = x.shape[-2]
     diff = relu(z) - x  # (B, n)
-    loss = float(np.sum(importance * diff**2) / len(x))
-    return loss, 2.0 * importance * diff / len(x) * (z > 0)
+    loss = float(np.sum(importance * diff**2) / batch)
+    return loss, 2.0 * importance * diff / batch * (z > 0)
 
 
 def train_on_features(
     params: dict[str, np.ndarray],
     grads_of: Callable[[np.ndarray], tuple[float, dict[str, np.ndarray]]],
     n_features: int,
-    feature_probability: float,
+    feature_probability: float | np.ndarray,
     steps: int,
     batch: int,
     rng: np.random.Generator,
@@ -83,13 +90,15 @@ def loss_and_grads(
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """The importance-weighted loss and its gradients dW (m, n) and db (n,).
 
-    W appears twice, on the way down and on the way up, so dW has two terms.
+    W appears twice, on the way down and on the way up, so dW has two terms. Stacked
+    models (x (C, B, n), W (C, m, n), b (C, 1, n)) get their own gradients, (C, m, n) and
+    (C, 1, n): the loss is a sum over models that share no parameter.
     """
     _, (x, h, z) = forward(x, W, b)
     loss, dz = reconstruction_loss(z, x, importance)
-    db = dz.sum(axis=0)  # (n,)
-    dh = dz @ W.T  # (B, m)
-    dW = h.T @ dz + dh.T @ x  # (m, n): the way up, then the way down
+    db = dz.sum(axis=-2, keepdims=True).reshape(b.shape)  # (n,)
+    dh = dz @ np.swapaxes(W, -1, -2)  # (B, m)
+    dW = np.swapaxes(h, -1, -2) @ dz + np.swapaxes(dh, -1, -2) @ x  # (m, n): up, then down
     return loss, dW, db
 
 
@@ -236,12 +245,25 @@ def phase_diagram(
     seed: int = 0,
 ) -> np.ndarray:
     """(len(relative_importances), len(sparsities)) of phases: two features (importance 1
-    and r) in one dimension, one model trained per cell, as in the paper's phase diagram."""
-    phases = np.empty((len(relative_importances), len(sparsities)), dtype=int)
-    for row, r in enumerate(relative_importances):
-        for col, sparsity in enumerate(sparsities):
-            model = train_toy_model(
-                2, 1, 1.0 - sparsity, np.array([1.0, r]), steps=steps, batch=batch, seed=seed
-            )
-            phases[row, col] = phase_of(model.W)
-    return phases
+    and r) in one dimension, one model per cell, as in the paper's phase diagram.
+
+    Each cell is `train_toy_model(2, 1, 1 − sparsity, [1, r], steps, batch, seed)`. All
+    cells start from the same seed, so they share their initial W and their random draws
+    and differ only in which draws count as firing: they train side by side, stacked along
+    a first axis, in one loop instead of one loop per cell.
+    """
+    r, sparsity = np.meshgrid(relative_importances, sparsities, indexing="ij")
+    cells = r.size
+    importance = np.stack([np.ones(cells), r.ravel()], axis=1)[:, None, :]  # (C, 1, 2)
+    probability = (1.0 - sparsity.ravel())[:, None, None]  # (C, 1, 1)
+    rng = np.random.default_rng(seed)
+    W0 = rng.normal(0.0, np.sqrt(2.0 / 3), (1, 2))  # as train_toy_model draws it for m=1, n=2
+    params = {"W": np.repeat(W0[None], cells, axis=0), "b": np.zeros((cells, 1, 2))}
+
+    def grads_of(x: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        loss, dW, db = loss_and_grads(x, params["W"], params["b"], importance)
+        return loss, {"W": dW, "b": db}
+
+    train_on_features(params, grads_of, 2, probability, steps, batch, rng, LEARNING_RATE)
+    phases = [phase_of(W) for W in params["W"]]
+    return np.array(phases, dtype=int).reshape(r.shape)

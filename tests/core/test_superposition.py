@@ -115,3 +115,43 @@ def test_the_phase_diagram_s_corners_are_the_paper_s():
 
     phases = phase_diagram(np.array([0.0, 0.99]), np.array([0.5, 2.0]))
     assert phases.tolist() == [[NOT_KEPT, SUPERPOSED], [DEDICATED, SUPERPOSED]]
+
+
+def test_stacked_models_get_each_model_s_own_loss_and_gradients(rng):
+    """Three 6 -> 2 models stacked: the loss is the sum of theirs, the gradients theirs."""
+    x = rng.random((3, 16, 6))
+    W, b = rng.normal(size=(3, 2, 6)), rng.normal(size=(3, 1, 6))
+    importance = rng.random((3, 1, 6))
+    loss, dW, db = loss_and_grads(x, W, b, importance)
+    one_by_one = [loss_and_grads(x[c], W[c], b[c, 0], importance[c, 0]) for c in range(3)]
+    assert loss == pytest.approx(sum(each[0] for each in one_by_one), rel=1e-12)
+    for c, (_, dW_c, db_c) in enumerate(one_by_one):
+        np.testing.assert_allclose(dW[c], dW_c, rtol=1e-12)
+        np.testing.assert_allclose(db[c, 0], db_c, rtol=1e-12)
+
+
+def test_the_phase_diagram_trains_each_cell_as_if_alone():
+    """Stacking changes no cell: each cell's phase is the one it gets trained alone."""
+    from ffn_core.superposition import phase_diagram
+
+    sparsities, importances = np.array([0.0, 0.6, 0.95]), np.array([0.3, 1.5])
+    phases = phase_diagram(sparsities, importances, steps=400)
+    for row, r in enumerate(importances):
+        for col, sparsity in enumerate(sparsities):
+            alone = phase_diagram(np.array([sparsity]), np.array([r]), steps=400)
+            assert phases[row, col] == alone[0, 0], (r, sparsity)
+
+
+def test_a_phase_diagram_cell_is_the_toy_model_of_its_settings(monkeypatch):
+    """A cell's trained W is train_toy_model's, up to rounding (the stacked products add
+    in another order). Away from the 0.5 threshold the phase is the same."""
+    import ffn_core.superposition as superposition
+
+    trained = []
+    phase_of = superposition.phase_of
+    monkeypatch.setattr(superposition, "phase_of", lambda W: trained.append(W) or phase_of(W))
+    superposition.phase_diagram(np.array([0.0, 0.95]), np.array([0.3]), steps=400)
+    for W, sparsity in zip(trained, [0.0, 0.95], strict=True):
+        alone = train_toy_model(2, 1, 1.0 - sparsity, np.array([1.0, 0.3]), steps=400)
+        np.testing.assert_allclose(W, alone.W, atol=0.02)
+        assert phase_of(W) == phase_of(alone.W)
