@@ -1,4 +1,5 @@
-"""The app as a real server: `streamlit run app.py` on a free port, in its own process group.
+"""The app as a real server: `streamlit run app.py` (or another script) on a free port,
+in its own process group.
 
 Tests and benchmarks both start it from here. The server's CPU time and memory are read
 from /proc, so a test or a benchmark can say what a request cost it.
@@ -28,19 +29,20 @@ def free_port() -> int:
 class AppServer:
     """`streamlit run app.py` on a free port, in its own process group."""
 
-    def __init__(self, name: str = "server", **options: str) -> None:
-        """options: more `--key value` settings for streamlit run, e.g.
-        `**{"server.disconnectedSessionTTL": "5"}`."""
+    def __init__(self, name: str = "server", script: str = "app.py", **options: str) -> None:
+        """script: the file to run, relative to the repository; options: more `--key value`
+        settings for streamlit run, e.g. `**{"server.disconnectedSessionTTL": "5"}`."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = ARTIFACTS / f"{name}.log"
+        self.script = script
         self.options = options
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 30) -> None:
         ARTIFACTS.mkdir(exist_ok=True)
         command = [
-            sys.executable, "-m", "streamlit", "run", "app.py",
+            sys.executable, "-m", "streamlit", "run", self.script,
             "--server.headless", "true",
             "--server.address", "127.0.0.1",
             "--server.port", str(self.port),
