@@ -7,8 +7,8 @@
 GGUF (llama.cpp's format) is a header of typed key/value pairs, a table of tensors, then the
 raw tensor bytes. `gguf.GGUFReader` reads it too, but builds one NumPy view per value, and a
 49,152-word vocabulary has about 100,000 of them; walking the header with `struct` is
-quicker. The weights are decoded by the `gguf` package's own `dequantize`, and the tests
-check this reader against `GGUFReader`.
+quicker. The weights are decoded by the `gguf` package's own block formulas, and the tests
+check this reader against `GGUFReader` and `gguf.quants.dequantize`.
 
 Shapes: GGUF lists a tensor's sizes fastest-varying first, so a PyTorch (out, in) weight
 appears as [in, out]. `GgufTensor.shape` is NumPy's order: (out, in).
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, quants
 from gguf.quants import dequantize
 
 MAGIC = b"GGUF"
@@ -41,6 +41,10 @@ SCALARS = {  # GGUF value type -> struct format
     12: "<d",
 }
 STRING, ARRAY = 8, 9
+# The two block formats SmolLM2's file uses, decoded many rows at a time: `dequantize`
+# works through a tensor a few rows per call, and took 1.9 s of the model's 2.4 s load.
+BLOCKS = {GGMLQuantizationType.Q8_0: quants.Q8_0, GGMLQuantizationType.Q4_1: quants.Q4_1}
+ROWS_AT_ONCE = 4096  # at most 4096 × 576 float32 (9 MB) in flight per step
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,16 @@ class GgufTensor:
         """The weights as float32, `shape`: a new array, so the file can be closed."""
         if self.kind == GGMLQuantizationType.F32:
             return self.raw.view(np.float32).reshape(self.shape).copy()
-        return dequantize(self.raw, self.kind).reshape(self.shape)
+        if self.kind not in BLOCKS:
+            return dequantize(self.raw, self.kind).reshape(self.shape)
+        block_size, block_bytes = GGML_QUANT_SIZES[self.kind]
+        rows, row_bytes = self.raw.shape
+        out = np.empty((rows, row_bytes // block_bytes * block_size), dtype=np.float32)
+        for start in range(0, rows, ROWS_AT_ONCE):
+            blocks = self.raw[start : start + ROWS_AT_ONCE].reshape(-1, block_bytes)
+            decoded = BLOCKS[self.kind].dequantize_blocks(blocks)  # (blocks, block_size)
+            out[start : start + ROWS_AT_ONCE] = decoded.reshape(-1, out.shape[1])
+        return out.reshape(self.shape)
 
 
 class _Cursor:
