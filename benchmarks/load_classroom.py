@@ -4,13 +4,19 @@
     python -m benchmarks.load_classroom --students 5 --moves 5
     python -m benchmarks.load_classroom --page real     # the Real model page instead
     python -m benchmarks.load_classroom --page language # the Language model page
+    python -m benchmarks.load_classroom --page key-value # the Key–value memory page
+    python -m benchmarks.load_classroom --page backprop # the Backprop page
 
 Each student is one websocket to /_stcore/stream speaking Streamlit's own protocol: it
 opens the page, then every 2-5 s moves a slider and waits for the rerun to finish. On
 the Activations page that is "z from -r to r", and the first chart's z axis must end at
 the new value; on the Real model page it is "layer" (`--page real`), and the first
 heading must name the new layer, or "k" (`--page real-k`, a fragment), and the caption must
-name the new k. Every rerun must also show no exception element. The server runs in its own
+name the new k. On the Language model page it is the block slider, and the heading names
+the block. On Key–value memory it is "scale nX by": the edit's caption says the output
+changed exactly when the scale is not 1. On Backprop it is the score nudge, with both
+questions answered in the link, and the text names the new s. Every rerun must also show
+no exception element. The server runs in its own
 process; its CPU time and memory are read from /proc.
 """
 
@@ -26,6 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from urllib.parse import urlencode
 
 import numpy as np
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -51,6 +58,7 @@ class Scenario:
     slider_key: str
     values: list[float]
     shows: Callable[[Seen, float], bool]  # whether a rerun shows the slider's new value
+    query: str = ""  # the link's query string, e.g. a question already answered
 
 
 def axis_ends_at(seen: Seen, value: float) -> bool:
@@ -69,12 +77,37 @@ def names_block(seen: Seen, value: float) -> bool:
     return f"2. Who fires in block {int(value)}'s gated FFN" in seen.headings
 
 
+def changes_output_unless_1(seen: Seen, value: float) -> bool:
+    """The edit caption's largest change is 0 exactly when the scale is 1."""
+    said = [t for t in seen.texts if "Largest change in any coordinate: " in t]
+    if not said:
+        return False
+    largest = float(said[0].split("Largest change in any coordinate: ")[1].split()[0].rstrip("."))
+    return (largest == 0) == (abs(value - 1) < 1e-9)
+
+
+def names_s(seen: Seen, value: float) -> bool:
+    return any(f"The loss at s = {value:g} differs" in text for text in seen.texts)
+
+
+BACKPROP_ANSWERS = urlencode(
+    {
+        "guess_precision": "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
+        "guess_dw1": "exactly zero",
+    }
+)
 SCENARIOS = {
     "activations": Scenario("Activations", "range", [v / 2 for v in range(1, 21)], axis_ends_at),
     "real": Scenario("Real_model", "rm_layer", [float(v) for v in range(1, 7)], names_layer),
     "real-k": Scenario("Real_model", "rm_k", [float(v) for v in range(1, 65)], names_k),
     "language": Scenario(
         "Language_model", "lm_layer", [float(v) for v in range(1, 31)], names_block
+    ),
+    "key-value": Scenario(
+        "Key_value_memory", "scale", [v / 10 for v in range(31)], changes_output_unless_1
+    ),
+    "backprop": Scenario(
+        "Backprop", "nudge_w", [v / 10 for v in range(-30, 31)], names_s, BACKPROP_ANSWERS
     ),
 }
 
@@ -101,6 +134,7 @@ def run_once(ws, port: int, scenario: Scenario, page_hash: str, value, slider):
     msg = BackMsg()
     msg.rerun_script.page_name = scenario.page
     msg.rerun_script.page_script_hash = page_hash
+    msg.rerun_script.query_string = scenario.query
     msg.rerun_script.context_info.url = f"http://127.0.0.1:{port}/{scenario.page}"
     if value is not None:
         state = msg.rerun_script.widget_states.widgets.add()

@@ -7,12 +7,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core.gradcheck import PARAMETER_NAMES
+from ffn_core import ffn_backward, ffn_forward
+from ffn_core.gradcheck import PARAMETER_NAMES, loss_along_score
 from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
+from ffn_ui.display import show
 from ffn_ui.labels import labels, position_labels
-from ffn_ui.predict import Question
-from ffn_ui.url import bound_select, bound_text
+from ffn_ui.predict import Question, predicted
+from ffn_ui.url import bound_select, bound_slider, bound_text
 
 LOSSES = ("sum(out · G)", "squared error to a target", "typed in")
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # the largest block of the model the page runs
@@ -181,3 +183,43 @@ def batch_and_block(toy, B: int) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(toy.d_model * 1000 + toy.T)
     x = np.stack([toy.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])
     return x, toy.W1[:C, :H], toy.b1[:H], toy.W2[:H, :C], toy.b2[:C]
+
+
+@st.fragment
+def silent_neuron_exercise(
+    x0: np.ndarray,
+    W1: np.ndarray,
+    b1: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+    dout0: np.ndarray,
+    j: int,
+    margin: float,
+    presenter: bool,
+) -> None:
+    """Exercise 2 reruns on its own, so a class moving the nudge reruns only this section.
+
+    x0 (C,) is the first token, dout0 (C,) its upstream gradient; neuron j (0-based) scores
+    −margin on it, below zero, under ReLU."""
+    _, one_cache = ffn_forward(x0, W1, b1, W2, b2)
+    _, dW1_one, *_ = ffn_backward(dout0, one_cache)
+    st.markdown(
+        f"Neuron n{j + 1} scores {-margin:.4g} on the first token: it is silent. Move its key "
+        f"so that the score changes by s, and watch this token's loss."
+    )
+    if not predicted(silent_key_question(j), setting=(j, margin)):
+        return
+    limit = round(max(3.0, 2 * margin), 1)
+    shift = bound_slider("change the score by s", "nudge_w", -limit, limit, 0.5, 0.1)
+    shifts = np.linspace(-limit, limit, 161)
+    losses = loss_along_score(x0, W1, b1, W2, b2, dout0, j, shifts)
+    st.caption(
+        f"Notice: flat while the score is below zero (s < {margin:.3g}), a straight line "
+        "after: the kink is where the neuron starts to fire."
+    )
+    show(figures.loss_along_score(shifts, losses, margin, shift), presenter)
+    st.markdown(
+        f"This token's dW1 column for n{j + 1}: largest entry "
+        f"**{np.abs(dW1_one[:, j]).max():g}**. The loss at s = {shift:g} differs from "
+        f"the loss at s = 0 by **{float(np.interp(shift, shifts, losses) - losses[80]):.4g}**."
+    )

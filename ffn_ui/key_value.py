@@ -1,10 +1,13 @@
-"""The Key–value page's controls for editing one token's hidden layer."""
+"""The Key–value page's edit of one token's hidden layer: its controls and its effect."""
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
+from ffn_ui import figures
 from ffn_ui.buttons import preset_button
+from ffn_ui.display import show
 from ffn_ui.url import bound_multiselect, bound_slider
 
 
@@ -26,3 +29,38 @@ def edit_controls(neurons: list[str], j: int) -> tuple[list[str], float]:
     )
     preset_button(right, "Reset", off=[], scale=1.0)
     return off, scale
+
+
+@st.fragment
+def edit_section(
+    neurons: list[str],
+    j: int,
+    h: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+    out: np.ndarray,
+    coords: np.ndarray,
+    presenter: bool,
+) -> None:
+    """The edit and the output it gives rerun on their own, so a class moving the scale
+    slider reruns only this section. h (d_ff,) is the token's hidden layer, out (d_model,)
+    the FFN's output; coords are the output coordinates the page shows."""
+    off, scale = edit_controls(neurons, j)
+    inspected_off = neurons[j] in off
+    h_edit = h.copy()
+    h_edit[[neurons.index(name) for name in off]] = 0.0
+    h_edit[j] *= scale
+    out_edit = h_edit @ W2 + b2  # (d_model,)
+    change = out_edit - out
+    st.caption(
+        "Switching a neuron off removes exactly its write, h_j × W2[j]; scaling it scales "
+        f"that write. Largest change in any coordinate: {np.abs(change).max():.4g}."
+        + (
+            f" {neurons[j]} is switched off, so scaling it changes nothing."
+            if inspected_off
+            else ""
+        )
+    )
+    coord_labels = [f"out{c + 1}" for c in coords]
+    bars = {"output": out[coords], "edited output": out_edit[coords]}
+    show(figures.grouped_bars(bars, coord_labels, "before and after"), presenter)

@@ -8,7 +8,7 @@ from ffn_core.analysis import grouped_writes
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
-from ffn_ui.key_value import edit_controls
+from ffn_ui.key_value import edit_section
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token_and_neuron
@@ -128,24 +128,7 @@ if toy.d_model <= MAX_ASKED and h[strongest] > 0:
     )
     if predicted(question, setting=(token, toy.d_model, toy.d_ff, float(h[strongest]))):
         preset_button(st, f"Switch off {neurons[strongest]} below", off=[neurons[strongest]])
-off, scale = edit_controls(neurons, j)
-inspected_off = neurons[j] in off
-h_edit = h.copy()
-h_edit[[neurons.index(name) for name in off]] = 0.0
-h_edit[j] *= scale
-out_edit = h_edit @ W2 + b2  # (d_model,)
-change = out_edit - out
-st.caption(
-    "Switching a neuron off removes exactly its write, h_j × W2[j]; scaling it scales that "
-    f"write. Largest change in any coordinate: {np.abs(change).max():.4g}."
-    + (f" {neurons[j]} is switched off, so scaling it changes nothing." if inspected_off else "")
-)
-show(
-    figures.grouped_bars(
-        {"output": out[coords], "edited output": out_edit[coords]}, coord_labels, "before and after"
-    ),
-    toy.presenter,
-)
+edit_section(neurons, j, h, W2, b2, out, coords, toy.presenter)
 st.page_link("pages/12_Real_model.py", label="The same keys and values in a trained model →")
 
 next_step("pages/2_Key_value_memory.py")

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import ffn_backward, ffn_forward, get_activation
-from ffn_core.gradcheck import backward_ms, loss_along_score, onto_kink
+from ffn_core.gradcheck import backward_ms, onto_kink
 from ffn_ui import figures
 from ffn_ui.backprop import (
     LESSON_EXAMPLE,
@@ -16,7 +16,7 @@ from ffn_ui.backprop import (
     gradient_maps,
     power_of_ten,
     shapes_table,
-    silent_key_question,
+    silent_neuron_exercise,
     upstream_gradient,
 )
 from ffn_ui.buttons import preset_button
@@ -26,7 +26,7 @@ from ffn_ui.labels import position_labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import predicted
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_select_slider, bound_slider, bound_toggle
+from ffn_ui.url import bound_number, bound_select_slider, bound_toggle
 
 INTRO = (
     "The backward pass walks the forward pass in reverse, reusing what the forward pass "
@@ -129,28 +129,9 @@ if not gate:
 elif len(silent) == 0:
     st.info("Every neuron fires on the first token; try another seed.")
 else:
-    j, x0 = int(silent[0]), x.reshape(-1, C)[0]
+    j = int(silent[0])
     margin = float(-cache.h_pre[0, j])  # how far the score is below zero
-    _, one_cache = ffn_forward(x0, W1, b1, W2, b2)
-    _, dW1_one, *_ = ffn_backward(dout2d[0], one_cache)
-    st.markdown(
-        f"Neuron n{j + 1} scores {-margin:.4g} on the first token: it is silent. Move its key "
-        f"so that the score changes by s, and watch this token's loss."
-    )
-    if predicted(silent_key_question(j), setting=(j, margin)):
-        limit = round(max(3.0, 2 * margin), 1)
-        shift = bound_slider("change the score by s", "nudge_w", -limit, limit, 0.5, 0.1)
-        shifts = np.linspace(-limit, limit, 161)
-        losses = loss_along_score(x0, W1, b1, W2, b2, dout2d[0], j, shifts)
-        st.caption(
-            f"Notice: flat while the score is below zero (s < {margin:.3g}), a straight line "
-            "after: the kink is where the neuron starts to fire."
-        )
-        show(figures.loss_along_score(shifts, losses, margin, shift), toy.presenter)
-        st.markdown(
-            f"This token's dW1 column for n{j + 1}: largest entry "
-            f"**{np.abs(dW1_one[:, j]).max():g}**. The loss at s = {shift:g} differs from "
-            f"the loss at s = 0 by **{float(np.interp(shift, shifts, losses) - losses[80]):.4g}**."
-        )
+    first = x.reshape(-1, C)[0]
+    silent_neuron_exercise(first, W1, b1, W2, b2, dout2d[0], j, margin, toy.presenter)
 
 next_step("pages/6_Backprop.py")
