@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import numpy as np
 import pytest
 from browser import (
@@ -16,10 +18,13 @@ from browser import (
     no_exception,
     nudge_slider,
     open_page,
+    set_number,
     settled,
     settled_chart_y,
+    shows,
 )
 from browser import screenshot as save_screenshot
+from helpers import ANSWERS, BACKPROP
 from playwright.sync_api import expect
 
 from ffn_core.init import init_weights
@@ -72,6 +77,27 @@ def test_activations_range_slider_reruns_its_fragment(server, browser):
     assert "range=4.5" in page.url
     no_exception(page)
     page.close()
+
+
+def test_backprop_exercise_answers_then_its_nudge_reruns_it_and_a_new_seed_redraws_it(
+    server, browser
+):
+    """The silent-neuron exercise is a fragment: its question, its slider and its text
+    rerun on their own, and a change above it (the seed) still redraws it."""
+    link = urlencode({"guess_precision": ANSWERS[BACKPROP]["guess_precision"]})
+    page, reruns = open_page(browser, f"{server.url}/Backprop?{link}", charts=None)
+    before = reruns.finished
+    page.get_by_role("radiogroup", name="while the score stays below zero").get_by_text(
+        "exactly zero", exact=True
+    ).click()
+    reruns.wait_for_more_than(before, page)
+    nudge_slider(page, reruns, "change the score by s")  # 0.5 -> 0.6
+    shows(page, "The loss at s = 0.6 differs from the loss at s = 0")
+    assert "nudge_w=0.6" in page.url
+    set_number(page, reruns, "seed", 7)
+    expect(page.get_by_text("on the first token: it is silent.")).to_be_visible()
+    no_exception(page)
+    page.context.close()
 
 
 def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
