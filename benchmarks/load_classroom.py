@@ -39,7 +39,14 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
+from harness.protocol import Visitor
 from harness.server import AppServer
+
+EVERY_PAGE = [
+    "", "Neurons", "Key_value_memory", "Activations", "Collapse", "Position-wise", "Backprop",
+    "Traps", "Scale_and_cost", "Mixture_of_experts", "Superposition", "Memory_lab",
+    "Real_model", "Language_model", "Glossary",
+]  # fmt: skip
 
 
 @dataclass
@@ -212,6 +219,11 @@ def main() -> None:
         action="store_true",
         help="rerun the whole page on every move instead of the fragment",
     )
+    parser.add_argument(
+        "--every-page-first",
+        action="store_true",
+        help="open every page once before the class, so the server holds a whole lesson",
+    )
     args = parser.parse_args()
     scenario = SCENARIOS[args.page]
 
@@ -222,6 +234,10 @@ def main() -> None:
         warm_up = (app.port, scenario, 1, 0, warm, threading.Barrier(1), args.full_reruns)
         if args.page == "language":  # both real models loaded, as a full lesson has them
             student(app.port, SCENARIOS["real"], 1, 0, Student(), threading.Barrier(1), False)
+        if args.every_page_first:
+            for page in EVERY_PAGE:
+                with Visitor(app.port) as visitor:
+                    assert not visitor.open(page).exceptions, page
         student(*warm_up)  # fills the caches, as the first visitor of a lesson would
         rss_warm = app.memory_mb()
         students = [Student() for _ in range(args.students)]
