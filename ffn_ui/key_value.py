@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
@@ -36,17 +38,20 @@ def edit_section(
     neurons: list[str],
     j: int,
     h: np.ndarray,
-    W2: np.ndarray,
-    b2: np.ndarray,
     out: np.ndarray,
     coords: np.ndarray,
+    weights: Callable[[], dict[str, np.ndarray]],
     presenter: bool,
 ) -> None:
     """The edit and the output it gives rerun on their own, so a class moving the scale
     slider reruns only this section. h (d_ff,) is the token's hidden layer, out (d_model,)
-    the FFN's output; coords are the output coordinates the page shows."""
+    the FFN's output; coords are the output coordinates the page shows. `weights` gives the
+    model's weights when asked (Toy.again): a fragment keeps its arguments for as long as
+    its session lives, and W2 can be 4096 × 1024."""
     off, scale = edit_controls(neurons, j)
     inspected_off = neurons[j] in off
+    model = weights()
+    W2, b2 = model["W2"], model["b2"]  # (d_ff, d_model), (d_model,)
     h_edit = h.copy()
     h_edit[[neurons.index(name) for name in off]] = 0.0
     h_edit[j] *= scale

@@ -102,6 +102,7 @@ def setup(
         activation=ACTIVATION_LABELS[act_label],
         activation_label=act_label,
         weights=weights,
+        again=again,
         x=x,
         token_labels=labels,
         presenter=presenter,

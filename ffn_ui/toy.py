@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,9 @@ class Toy:
     activation: str  # a key of ffn_core.ACTIVATIONS
     activation_label: str
     weights: dict[str, np.ndarray]  # W1 (d_model, d_ff), b1, W2 (d_ff, d_model), b2
+    # The same weights again, for what must not hold them (a fragment keeps its arguments
+    # for as long as the session lives): random ones come back from the shared cache.
+    again: Callable[[], dict[str, np.ndarray]]
     x: np.ndarray  # (T, d_model)
     token_labels: list[str]  # T labels, unique, in order
     presenter: bool

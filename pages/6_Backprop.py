@@ -131,7 +131,8 @@ elif len(silent) == 0:
 else:
     j = int(silent[0])
     margin = float(-cache.h_pre[0, j])  # how far the score is below zero
-    first = x.reshape(-1, C)[0]
-    silent_neuron_exercise(first, W1, b1, W2, b2, dout2d[0], j, margin, toy.presenter)
+    # copies: a fragment keeps its arguments, and a view would keep the whole model alive
+    block = [a.copy() for a in (x.reshape(-1, C)[0], W1, b1, W2, b2, dout2d[0])]
+    silent_neuron_exercise(*block, j, margin, toy.presenter)
 
 next_step("pages/6_Backprop.py")
