@@ -66,7 +66,8 @@ def find_model_dir(path: str | Path | None = None) -> Path | None:
             if missing:
                 raise FileNotFoundError(f"{folder} lacks {', '.join(missing)}")
             return folder
-    for folder in (package_model_dir(), hub_cache_dir()):
+    for where in (package_model_dir, hub_cache_dir):  # the hub's client loads in 0.5 s: last
+        folder = where()
         if folder is not None and not missing_files(folder):
             return folder
     return None

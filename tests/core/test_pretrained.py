@@ -271,6 +271,20 @@ def test_the_environment_variable_comes_before_the_package(minilm, tmp_path, mon
     assert find_model_dir() == tmp_path
 
 
+def test_the_installed_package_is_found_without_loading_the_hub_client(minilm, monkeypatch):
+    """The hub's client takes half a second to import, on the page's first visit."""
+    import subprocess
+    import sys
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    probe = (
+        "import sys; from ffn_core.model_files import find_model_dir; "
+        "assert find_model_dir() is not None; print('huggingface_hub' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr
+
+
 def test_an_earlier_download_is_found_in_the_hub_cache(minilm, tmp_path, monkeypatch):
     import ffn_core.model_files as model_files
 
