@@ -8,8 +8,9 @@ block a SwiGLU FFN with d_ff 1536, run by the same `swiglu_forward` as the Activ
     trace.ffn_act[8]                         # (T, 1536): silu(gate) * up in block 9
     lm.top_next(trace)                       # [(" Paris", 0.77), ...]
 
-Weights are dequantised once to float32 and kept in the x @ W convention as transposed
-views of the file's (out, in) arrays, so nothing is copied twice.
+Weights are dequantised to float32 once per machine (`decoded_weights`: a copy on disk that
+later processes map read-only) and kept in the x @ W convention as transposed views of the
+file's (out, in) arrays, so nothing is copied twice.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ffn_core.decoded_weights import decoded_arrays
 from ffn_core.gguf_file import read_gguf
 from ffn_core.llama import AttentionWeights, KeysValues, attention, rms_norm, rotary_angles
 from ffn_core.smollm_files import find_smollm_file
@@ -373,8 +375,7 @@ def load_smollm(path: str | Path | None = None) -> LanguageModel:
         vocab_size=meta["llama.vocab_size"],
     )
 
-    def weight(name: str) -> np.ndarray:
-        return tensors[name].array()
+    weight = decoded_arrays(found, tensors).__getitem__  # read-only, mapped from a decoded copy
 
     blocks = []
     for i in range(settings.n_layers):
@@ -396,12 +397,10 @@ def load_smollm(path: str | Path | None = None) -> LanguageModel:
                 W_down=weight(p + "ffn_down.weight").T,
             )
         )
-    for block in blocks:
-        for array in (block.W_gate, block.W_up, block.W_down, *vars(block.attention).values()):
-            if isinstance(array, np.ndarray):
-                array.flags.writeable = False
-    embed = weight("token_embd.weight")
-    embed.flags.writeable = False
     return LanguageModel(
-        settings, build_tokenizer(meta), embed, blocks, weight("output_norm.weight")
+        settings,
+        build_tokenizer(meta),
+        weight("token_embd.weight"),
+        blocks,
+        weight("output_norm.weight"),
     )

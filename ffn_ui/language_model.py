@@ -76,8 +76,11 @@ def run(text: str) -> Trace:
 
 @st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
 def next_probabilities(text: str, edits: tuple[Edit, ...]) -> np.ndarray:
-    """(vocab,) the next-token probabilities after `edits`; the rest of the run is dropped."""
-    p = softmax(smollm().run(text, edits).logits[-1].astype(np.float64))
+    """(vocab,) the next-token probabilities after `edits`; the rest of the run is dropped.
+
+    Without edits they come from the page's own run of the text: no second pass."""
+    logits = smollm().run(text, edits).logits if edits else run(text).logits
+    p = softmax(logits[-1].astype(np.float64))
     read_only([p])
     return p
 
@@ -143,8 +146,8 @@ def fetch() -> Path:
 def causal_gap(text: str) -> float:
     """How far the prompt's states move when " and" is added after it (0 up to rounding)."""
     trace = run(text)
-    longer = smollm().run_ids(np.append(trace.token_ids, smollm().encode(" and")))
-    return earlier_tokens_moved(trace.hidden_states, longer.hidden_states)
+    longer, _, _ = smollm().states(np.append(trace.token_ids, smollm().encode(" and")))
+    return earlier_tokens_moved(trace.hidden_states, np.stack(longer))  # (L + 1, T + 1, C)
 
 
 @dataclass(frozen=True)
