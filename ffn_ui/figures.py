@@ -261,6 +261,25 @@ def neuron_writes_figure(
     )
 
 
+def arrow(tail: tuple[float, float], tip: tuple[float, float], colour: str) -> dict:
+    """An arrow from tail to tip in data coordinates: a layout annotation."""
+    (x0, y0), (x1, y1) = tail, tip
+    return dict(
+        x=x1,
+        y=y1,
+        ax=x0,
+        ay=y0,
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        showarrow=True,
+        arrowhead=3,
+        arrowwidth=3,
+        arrowcolor=colour,
+    )
+
+
 def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Figure:
     """At d_model = 2: each neuron's write as an arrow in the plane, tip to tail, then b2.
 
@@ -273,8 +292,7 @@ def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Fi
     for k, name in enumerate([*labels, "b2"]):
         (x0, y0), (x1, y1) = tails[k], tips[k]
         colour = COLOURS[k % len(COLOURS)] if name != "b2" else "black"
-        arrow = dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y")
-        arrows.append(dict(arrow, showarrow=True, arrowhead=3, arrowwidth=3, arrowcolor=colour))
+        arrows.append(arrow((x0, y0), (x1, y1), colour))
         data.append(
             go.Scatter(
                 x=f32([x1]),
@@ -677,13 +695,23 @@ def swiglu_surface(grid: np.ndarray, values: np.ndarray) -> go.Figure:
     fig = surface_contour(grid, grid, values, "silu(gate) × up", "gate", "up")
     ends = [float(grid[0]), float(grid[-1])]
     fig.add_trace(
-        go.Scatter(x=f32(ends), y=f32(ends), mode="lines", name="gate = up = z",
-                   line={"color": "black", "dash": "dash", "width": 2})
-    )  # fmt: skip
+        go.Scatter(
+            x=f32(ends),
+            y=f32(ends),
+            mode="lines",
+            name="gate = up = z",
+            line={"color": "black", "dash": "dash", "width": 2},
+        )
+    )
     fig.add_trace(
-        go.Scatter(x=f32(ends), y=f32([1, 1]), mode="lines", name="up = 1",
-                   line={"color": "black", "dash": "dot", "width": 2})
-    )  # fmt: skip
+        go.Scatter(
+            x=f32(ends),
+            y=f32([1, 1]),
+            mode="lines",
+            name="up = 1",
+            line={"color": "black", "dash": "dot", "width": 2},
+        )
+    )
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     return fig
 
@@ -853,8 +881,7 @@ def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
     for i, name in enumerate(names):
         x, y = float(W[0, i]), float(W[1, i])
         colour = COLOURS[i % len(COLOURS)]
-        arrow = dict(x=x, y=y, ax=0, ay=0, xref="x", yref="y", axref="x", ayref="y")
-        arrows.append(dict(arrow, showarrow=True, arrowhead=3, arrowwidth=3, arrowcolor=colour))
+        arrows.append(arrow((0, 0), (x, y), colour))
         data.append(
             go.Scatter(
                 x=f32([x]),
