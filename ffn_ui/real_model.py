@@ -109,12 +109,16 @@ def run(text: str) -> Trace:
 
 
 @st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
-def edited_states(text: str, edits: tuple[Edit, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """hidden_states (L + 1, T, d_model) and the embedding after `edits`.
+def switched_off(
+    text: str, layer: int, neurons: tuple[int, ...], token: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """hidden_states (L + 1, T, d_model) and the embedding with `neurons` of `layer` set to
+    0 at `token` (None: at every token).
 
-    The rest of the trace is dropped, so many settings of k fit in a few MB.
+    The key is a few numbers, quick to hash on every rerun, and the rest of the trace is
+    dropped, so many settings of k fit in a few MB.
     """
-    trace = minilm().run(text, edits)
+    trace = minilm().run(text, tuple(Edit(layer, j, 0.0, token) for j in neurons))
     read_only([trace.hidden_states, trace.embedding])
     return trace.hidden_states, trace.embedding
 
@@ -125,6 +129,12 @@ def attribution(text: str, other: str) -> np.ndarray:
     _, scores = minilm().neuron_attribution(text, run(other).embedding)
     read_only([scores])
     return scores
+
+
+@st.cache_data(max_entries=256, ttl=3600, show_spinner=False)
+def value_vocabulary(layer: int, neuron: int) -> list[tuple[str, float]]:
+    """The 10 input words whose embeddings point most along the neuron's value vector."""
+    return minilm().value_vocabulary(layer, neuron, 10)
 
 
 def fit(text: str) -> str:

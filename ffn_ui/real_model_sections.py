@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import contributions
-from ffn_core.pretrained import Edit, MiniLM, Trace, cosine
+from ffn_core.pretrained import MiniLM, Trace, cosine
 from ffn_ui import figures
 from ffn_ui import real_model as rm
 from ffn_ui.display import show
@@ -65,12 +65,11 @@ def switch_off_section(
     k = bound_slider("k", "rm_k", 1, 256, 16, 1, right, disabled=not top_k)
     if top_k:
         off = np.argsort(-trace.ffn_act[layer, token], kind="stable")[:k]
-        edits = tuple(Edit(layer, int(j), 0.0, token) for j in off)
+        states, embedding = rm.switched_off(text, layer, tuple(off.tolist()), token)
         what = f"the {k} strongest neurons of layer {layer + 1} at token {tokens[token]}"
     else:
-        edits = (Edit(layer, neuron, 0.0),)
+        states, embedding = rm.switched_off(text, layer, (neuron,))
         what = f"{neurons[neuron]} of layer {layer + 1} at every token"
-    states, embedding = rm.edited_states(text, edits)
     before, after = rm.similarity(text, other_text), cosine(embedding, other.embedding)
     left, mid, right = st.columns(3)
     left.metric("original vs switched off", f"{cosine(trace.embedding, embedding):.4f}")
@@ -104,7 +103,7 @@ def similarity_section(text: str, other: str, layer: int, presenter: bool) -> No
         presenter,
     )
     helpers = np.argsort(-scores[layer], kind="stable")[:10]
-    _, without_helpers = rm.edited_states(text, tuple(Edit(layer, int(j), 0.0) for j in helpers))
+    _, without_helpers = rm.switched_off(text, layer, tuple(helpers.tolist()))
     moved = cosine(without_helpers, other_trace.embedding) - before
     st.caption(
         "For each neuron: its activation times the gradient of cos(sentence, second sentence), "

@@ -64,7 +64,7 @@ def value_sum_table(parts: np.ndarray, b2: np.ndarray, h: np.ndarray, neurons: l
         {
             "term": [name for name, _ in rows],
             "length": [float(np.linalg.norm(v)) for _, v in rows],
-            "first 3 coordinates": [np.array2string(v[:3], precision=3) for _, v in rows],
+            "first 3 coordinates": [", ".join(f"{c:.3f}" for c in v[:3]) for _, v in rows],
         }
     )
     return table, total

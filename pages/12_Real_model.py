@@ -105,7 +105,7 @@ with left:
         toy.presenter,
     )
 with right:
-    words = minilm.value_vocabulary(layer, neuron, 10)
+    words = rm.value_vocabulary(layer, neuron)
     show(
         figures.bars(
             [f"“{w}”" for w, _ in words],  # quoted: the word "nan" is a word, not a NaN

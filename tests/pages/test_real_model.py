@@ -18,7 +18,7 @@ def fresh_runs(minilm):
     """Clear the cached runs between tests; the model and corpus index may stay loaded."""
     st.cache_data.clear()
     rm.run.clear()
-    rm.edited_states.clear()
+    rm.switched_off.clear()
     rm.attribution.clear()
 
 
