@@ -95,11 +95,19 @@ COSTLIEST_LINKS["Memory_lab"] += [
 COSTLIEST_LINKS["Collapse"] += [urlencode({**MAX, **COLD, "L": "12"})]  # before a guess
 
 
+# Sections whose code runs only once a learner opens them (a click, not a link): opened
+# at the caps, as any visitor can.
+OPENED = {"pages/12_Real_model.py": ("rm_open_5", "rm_open_6")}
+
+
 def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
-    """An AppTest session on `page` (None: home) opened by a link at the caps, not yet run."""
+    """An AppTest session on `page` (None: home) opened by a link at the caps, with every
+    section open, not yet run."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     for key, value in {**MAX, **extra}.items():
         at.query_params[key] = value
+    for key in OPENED.get(page, ()):
+        at.session_state[key] = True
     if page:
         at.switch_page(page)
     return at

@@ -134,11 +134,21 @@ other = rm.fit(bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_C
 token = pick_token(tokens, key="rm_tok", container=right, default=2, gone="in this sentence")
 sections.switch_off_section(text, other, layer, neuron, token, toy.presenter)
 
+# Sections 5 and 6 run only once opened: a closed expander's code is skipped, so the page
+# loads and reruns lighter for a whole class.
 st.subheader("5. Which neurons matter for the similarity of the two sentences")
-sections.similarity_section(text, other, layer, toy.presenter)
+scores = st.expander("Show each neuron's share, then predict", key="rm_open_5", on_change="rerun")
+if scores.open:
+    with scores:
+        sections.similarity_section(text, other, layer, toy.presenter)
 
 st.subheader("6. The toy pages' three facts, checked on this model")
-sections.three_facts(minilm, trace, rm.run(other), (layer, neuron, token), examples, toy.presenter)
+label = "Check them at this layer, neuron and token"
+facts = st.expander(label, key="rm_open_6", on_change="rerun")
+if facts.open:
+    with facts:
+        where = (layer, neuron, token)
+        sections.three_facts(minilm, trace, rm.run(other), where, examples, toy.presenter)
 st.page_link("pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")
 
 next_step("pages/12_Real_model.py")

@@ -122,7 +122,7 @@ CHART_COUNTS = {
     "mixture_of_experts": 3,
     "superposition": 2,  # the five features and the phase diagram wait for predictions
     "memory_lab": 6,  # the capacity curve waits for its toggle
-    "real_model": 7,
+    "real_model": 5,  # sections 5 and 6 run once opened
     "language_model": 6,  # the gate-up scatter waits for a prediction, the edit for picks
     "glossary": 0,
 }

@@ -247,6 +247,24 @@ def test_real_model_k_slider_reruns_its_section_with_the_cores_numbers(server, b
     page.close()
 
 
+def test_real_model_sections_open_on_a_click_then_follow_the_layer(server, browser):
+    """Sections 5 and 6 run only once opened; opened, they follow a change of layer."""
+    page, reruns = open_page(browser, f"{server.url}/Real_model", CHART_COUNTS["real_model"])
+    expect(page.get_by_text("Keys fire on patterns.")).to_have_count(0)
+    for label in ("Show each neuron's share, then predict", "Check them at this layer"):
+        before = reruns.finished
+        page.locator('[data-testid="stExpander"] summary', has_text=label).click()
+        reruns.wait_for_more_than(before, page)
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"] + 2)
+    shows(page, "Keys fire on patterns.")
+    shows(page, "layer 3's FFN output is h_j × (row j of W2)")
+    nudge_slider(page, reruns, "layer")  # 3 -> 4: both sections stay open and follow it
+    shows(page, "layer 4's FFN output is h_j × (row j of W2)")
+    expect(page.get_by_text("activation × gradient, layer 4")).to_have_count(1)
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"] + 2)
+    page.close()
+
+
 def test_downloads_are_built_when_clicked_from_what_the_page_shows(server, browser, minilm):
     """A download keeps only how to build its file (a session never pins the arrays)."""
     import pandas as pd

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import streamlit as st
-from helpers import REAL_MODEL, decode, heatmap, metric, open_page, traces, warnings_text
+from helpers import (
+    REAL_MODEL,
+    app_test,
+    decode,
+    heatmap,
+    metric,
+    open_page,
+    traces,
+    warnings_text,
+)
 
 import ffn_ui.real_model as rm
 from ffn_core.pretrained import Edit, cosine
@@ -22,6 +31,13 @@ def fresh_runs(minilm):
     rm.attribution.clear()
 
 
+def opened(query: dict | None = None):
+    """The page with sections 5 and 6 opened, as a learner who clicks both."""
+    at = app_test(REAL_MODEL, query)
+    at.session_state["rm_open_5"] = at.session_state["rm_open_6"] = True
+    return at.run()
+
+
 def button(at, label_start: str):
     (found,) = [b for b in at.button if b.label.startswith(label_start)]
     return found
@@ -30,7 +46,7 @@ def button(at, label_start: str):
 def test_defaults_draw_every_figure_from_the_models_own_numbers(minilm):
     at = open_page(REAL_MODEL)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 7
+    assert len(at.get("plotly_chart")) == 5  # sections 5 and 6 wait to be opened
     trace = minilm.run(rm.DEFAULT.text)
     cells = heatmap(at)
     assert cells["y"] == token_labels(trace.tokens, start=0)
@@ -117,8 +133,18 @@ def test_switching_off_one_neuron_everywhere(minilm):
     )
 
 
+def test_sections_5_and_6_run_only_once_opened():
+    closed = open_page(REAL_MODEL)
+    assert "Keys fire on patterns" not in " ".join(m.value for m in closed.markdown)
+    assert not [r for r in closed.radio if r.key == "guess_similar"]
+    at = opened()
+    assert not at.exception and len(at.get("plotly_chart")) == 7
+    assert "Keys fire on patterns" in " ".join(m.value for m in at.markdown)
+    assert at.radio(key="guess_similar").value == "not sure yet"
+
+
 def test_the_three_facts_hold_to_float_precision():
-    at = open_page(REAL_MODEL)
+    at = opened()
     text = " ".join(m.value for m in at.markdown)
     for fact in ("Keys fire on patterns", "sum of value vectors", "Position-wise"):
         assert fact in text
@@ -131,7 +157,7 @@ def test_the_three_facts_hold_to_float_precision():
     "text", ["", "🙂 naïve café 東京", "word " * 40, "!" * 200, "tab\tnull\x00 bell\x07"]
 )
 def test_odd_sentences_run(text):
-    at = open_page(REAL_MODEL, {"rm_text": text})
+    at = opened({"rm_text": text})
     assert not at.exception
     assert len(at.get("plotly_chart")) == 7
 
@@ -190,7 +216,7 @@ def test_the_download_variable_fetches_at_first_use(monkeypatch, minilm):
     at = open_page(REAL_MODEL)
     assert not at.exception
     assert fetched == [1]
-    assert len(at.get("plotly_chart")) == 7
+    assert len(at.get("plotly_chart")) == 5
 
 
 def test_a_folder_variable_without_the_files_is_reported(monkeypatch, tmp_path):
@@ -234,14 +260,14 @@ def test_presenter_mode_tucks_the_heatmap_settings_away():
 
 
 def test_the_same_sentence_twice_says_why_nothing_moved():
-    at = open_page(REAL_MODEL, {"rm_text": "Whales sing.", "rm_other": "Whales sing."})
+    at = opened({"rm_text": "Whales sing.", "rm_other": "Whales sing."})
     assert not at.exception
     assert any("rows were identical" in c.value for c in at.caption)
     assert metric(at, "original vs second sentence") == "1.0000"
 
 
 def test_switching_off_the_helpers_is_predicted_then_measured(minilm):
-    at = open_page(REAL_MODEL)
+    at = opened()
     assert not [m for m in at.metric if m.label == "similarity without them"]
     at.radio(key="guess_similar").set_value("more similar").run()
     layer = rm.DEFAULT.layer - 1
@@ -258,7 +284,7 @@ def test_switching_off_the_helpers_is_predicted_then_measured(minilm):
 
 
 def test_wordpiece_and_the_special_tokens_are_explained_where_first_shown():
-    text = " ".join(c.value for c in open_page(REAL_MODEL).caption)
+    text = " ".join(c.value for c in opened().caption)
     assert "(## marks a piece that continues a word)" in text
     assert "[CLS] at the start and [SEP] at the end of every input" in text
     assert "a first-order estimate of how much switching it off would change" in text
