@@ -137,7 +137,7 @@ sections.switch_off_section(text, other, layer, neuron, token, toy.presenter)
 # Sections 5 and 6 run only once opened: a closed expander's code is skipped, so the page
 # loads and reruns lighter for a whole class.
 st.subheader("5. Which neurons matter for the similarity of the two sentences")
-scores = st.expander("Show each neuron's share, then predict", key="rm_open_5", on_change="rerun")
+scores = st.expander("Show each neuron's score, then predict", key="rm_open_5", on_change="rerun")
 if scores.open:
     with scores:
         sections.similarity_section(text, other, layer, toy.presenter)

@@ -251,7 +251,7 @@ def test_real_model_sections_open_on_a_click_then_follow_the_layer(server, brows
     """Sections 5 and 6 run only once opened; opened, they follow a change of layer."""
     page, reruns = open_page(browser, f"{server.url}/Real_model", CHART_COUNTS["real_model"])
     expect(page.get_by_text("Keys fire on patterns.")).to_have_count(0)
-    for label in ("Show each neuron's share, then predict", "Check them at this layer"):
+    for label in ("Show each neuron's score, then predict", "Check them at this layer"):
         before = reruns.finished
         page.locator('[data-testid="stExpander"] summary', has_text=label).click()
         reruns.wait_for_more_than(before, page)
