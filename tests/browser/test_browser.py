@@ -33,9 +33,12 @@ from ffn_core.weights_io import weights_to_npz
 from ffn_ui.real_model import DEFAULT
 
 
-def heatmap_shape(page) -> list[int]:
+def heatmap_shape(page) -> list[int] | None:
+    """The first chart's heatmap (rows, columns); None while Plotly is still redrawing it
+    (its full data is briefly empty after a rerun replaced the figure: seen once in CI)."""
     return page.locator(".js-plotly-plot").first.evaluate(
-        "gd => { const z = gd._fullData[0].z; return [z.length, z[0].length]; }"
+        "gd => { const t = (gd._fullData || [])[0]; const z = t && t.z;"
+        " return z && z.length ? [z.length, z[0].length] : null; }"
     )
 
 
@@ -125,7 +128,7 @@ def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser)
     d_ff.press("Enter")
     reruns.wait_for_more_than(before, page)
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["neurons"])
-    assert heatmap_shape(page) == [6, 24]
+    assert settled(page, lambda: heatmap_shape(page), [6, 24]) == [6, 24]
     assert "d_ff=24" in page.url
 
     go_to(page, reruns, "Key–value memory")
@@ -188,7 +191,7 @@ def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
     uploader.set_input_files(str(bad))
     reruns.wait_for_more_than(before, page)
     expect(page.get_by_text("bad.json was not loaded: W1 must hold numbers")).to_be_visible()
-    assert heatmap_shape(page) == [6, 16]  # the model is untouched
+    assert settled(page, lambda: heatmap_shape(page), [6, 16]) == [6, 16]  # model untouched
 
     before = reruns.finished
     uploader.set_input_files(str(good))
