@@ -375,7 +375,10 @@ def load_smollm(path: str | Path | None = None) -> LanguageModel:
         vocab_size=meta["llama.vocab_size"],
     )
 
-    weight = decoded_arrays(found, tensors).__getitem__  # read-only, mapped from a decoded copy
+    arrays = decoded_arrays(found, tensors)  # read-only, mapped from a decoded copy
+
+    def weight(name: str) -> np.ndarray:
+        return arrays[name]
 
     blocks = []
     for i in range(settings.n_layers):

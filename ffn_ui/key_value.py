@@ -39,15 +39,15 @@ def edit_section(
     j: int,
     h: np.ndarray,
     out: np.ndarray,
-    coords: np.ndarray,
+    shown: tuple[np.ndarray, list[str]],
     weights: Callable[[], dict[str, np.ndarray]],
     presenter: bool,
 ) -> None:
     """The edit and the output it gives rerun on their own, so a class moving the scale
     slider reruns only this section. h (d_ff,) is the token's hidden layer, out (d_model,)
-    the FFN's output; coords are the output coordinates the page shows. `weights` gives the
-    model's weights when asked (Toy.again): a fragment keeps its arguments for as long as
-    its session lives, and W2 can be 4096 × 1024."""
+    the FFN's output, `shown` the output coordinates the page shows and their labels.
+    `weights` gives the model's weights when asked (Toy.again): a fragment keeps its
+    arguments for as long as its session lives, and W2 can be 4096 × 1024."""
     off, scale = edit_controls(neurons, j)
     inspected_off = neurons[j] in off
     model = weights()
@@ -56,16 +56,13 @@ def edit_section(
     h_edit[[neurons.index(name) for name in off]] = 0.0
     h_edit[j] *= scale
     out_edit = h_edit @ W2 + b2  # (d_model,)
-    change = out_edit - out
-    st.caption(
+    caption = (
         "Switching a neuron off removes exactly its write, h_j × W2[j]; scaling it scales "
-        f"that write. Largest change in any coordinate: {np.abs(change).max():.4g}."
-        + (
-            f" {neurons[j]} is switched off, so scaling it changes nothing."
-            if inspected_off
-            else ""
-        )
+        f"that write. Largest change in any coordinate: {np.abs(out_edit - out).max():.4g}."
     )
-    coord_labels = [f"out{c + 1}" for c in coords]
+    if inspected_off:
+        caption += f" {neurons[j]} is switched off, so scaling it changes nothing."
+    st.caption(caption)
+    coords, coord_labels = shown
     bars = {"output": out[coords], "edited output": out_edit[coords]}
     show(figures.grouped_bars(bars, coord_labels, "before and after"), presenter)
