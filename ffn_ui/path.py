@@ -1,7 +1,8 @@
 """The learning path: the order of the pages, what each one teaches, and the way between them.
 
-The sidebar lists the pages in this order, in tiers; the home page shows the path with
-each page's objective; every page ends with a link to the next step.
+The sidebar's menu lists the pages in this order, in tiers (app.py hands them to
+st.navigation); the home page shows the path with each page's objective; every page ends
+with a link to the next step.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ class Step:
 
 TIERS: dict[str, list[Step]] = {
     "Core": [
-        Step("app.py", "Home", "read the FFN as two linear layers with a bend between"),
+        Step("pages/0_Home.py", "Home", "read the FFN as two linear layers with a bend between"),
         Step(
             "pages/2_Key_value_memory.py",
             "Key–value memory",
@@ -90,14 +91,7 @@ TIERS: dict[str, list[Step]] = {
     ],
 }
 STEPS = [step for steps in TIERS.values() for step in steps]
-
-
-def sidebar_path(container) -> None:
-    """Every page, in the path's order and tiers."""
-    for tier, steps in TIERS.items():
-        container.caption(tier)
-        for step in steps:
-            container.page_link(step.page, label=step.label)
+HOME = STEPS[0].page  # the page at the app's own address
 
 
 def next_step(page: str) -> None:

@@ -14,7 +14,6 @@ from ffn_core.init import lesson_example
 from ffn_ui import editing
 from ffn_ui.files import show_upload_result, weight_files
 from ffn_ui.inputs import model_weights, tokens
-from ffn_ui.path import sidebar_path
 from ffn_ui.server import configure_process, hand_back_freed_memory
 from ffn_ui.toy import ACTIVATION_LABELS, MAX_EDIT, Toy
 from ffn_ui.url import bound_number, bound_select, bound_toggle
@@ -48,7 +47,6 @@ def setup(
     st.title(heading)
     st.markdown(intro)
     sidebar = st.sidebar
-    sidebar_path(sidebar)
     presenter = bound_toggle(
         "Presenter mode",
         "presenter",

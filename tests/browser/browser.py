@@ -137,25 +137,26 @@ def open_page(browser, url, charts: int | None = 1, viewport=DESKTOP, on_request
     reruns = Reruns(page)
     page.goto(url)
     reruns.wait_for_more_than(0, page, timeout=EXPECT_TIMEOUT / 1000)
-    # The browser draws the run's elements a moment after the run ends; every page lists
-    # the path in its sidebar, so its links are the sign that the page is drawn.
-    page.locator(SIDEBAR_LINKS).first.wait_for(state="attached", timeout=EXPECT_TIMEOUT)
+    # The browser draws the run's elements a moment after the run ends; every page starts
+    # with a title, so the title is the sign that the page is drawn.
+    page.locator(TITLE).first.wait_for(state="attached", timeout=EXPECT_TIMEOUT)
     if charts is not None:
         expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=EXPECT_TIMEOUT)
     return page, reruns
 
 
-SIDEBAR_LINKS = '[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]'
+TITLE = '[data-testid="stMain"] h1'
+SIDEBAR_LINKS = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'  # the menu
 
 
 def sidebar_links(page) -> list:
-    """The sidebar's page links, once the browser has drawn them."""
+    """The sidebar menu's page links, once the browser has drawn them."""
     page.locator(SIDEBAR_LINKS).first.wait_for(state="attached", timeout=EXPECT_TIMEOUT)
     return page.locator(SIDEBAR_LINKS).all()
 
 
 def go_to(page, reruns, label: str) -> None:
-    """Follow the sidebar's link to a page, as a person would, and wait for it to run."""
+    """Follow the sidebar menu's link to a page, as a person would, and wait for it to run."""
     before = reruns.finished
     page.locator(SIDEBAR_LINKS, has_text=label).first.click()
     reruns.wait_for_more_than(before, page)
