@@ -27,10 +27,11 @@ from harness.protocol import Visitor
 from harness.server import AppServer
 
 SENTENCES = ["the cat sat on the mat", "hello world", "paris is the capital of france"]
-PAGES = [None, "pages/1_Neurons.py", "pages/2_Key_value_memory.py", "pages/3_Activations.py",
-         "pages/4_Collapse.py", "pages/5_Position-wise.py", "pages/6_Backprop.py",
-         "pages/7_Traps.py", "pages/8_Scale_and_cost.py", "pages/9_Mixture_of_experts.py",
-         "pages/11_Memory_lab.py", "pages/12_Real_model.py"]  # fmt: skip
+PAGES = [None, *(f"app_pages/{name}.py" for name in (
+    "1_Neurons", "2_Key_value_memory", "3_Activations", "4_Collapse", "5_Position-wise",
+    "6_Backprop", "7_Traps", "8_Scale_and_cost", "9_Mixture_of_experts", "11_Memory_lab",
+    "12_Real_model",
+))]  # fmt: skip
 
 
 def page_rules() -> dict[str | None, dict[str, tuple]]:

@@ -181,7 +181,7 @@ def who_fires(text: str, presenter: bool) -> None:
             "so h is small and has the opposite sign of up. Right of it, h grows with the gate "
             "and takes up's sign."
         )
-    st.page_link("pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
+    st.page_link("app_pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
 
 
 @st.fragment

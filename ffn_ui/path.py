@@ -21,73 +21,77 @@ class Step:
 
 TIERS: dict[str, list[Step]] = {
     "Core": [
-        Step("pages/0_Home.py", "Home", "read the FFN as two linear layers with a bend between"),
         Step(
-            "pages/2_Key_value_memory.py",
+            "app_pages/0_Home.py",
+            "Home",
+            "read the FFN as two linear layers with a bend between",
+        ),
+        Step(
+            "app_pages/2_Key_value_memory.py",
             "Key–value memory",
             "see each firing neuron write its value into the output (preset Lesson)",
         ),
-        Step("pages/1_Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
+        Step("app_pages/1_Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
         Step(
-            "pages/4_Collapse.py",
+            "app_pages/4_Collapse.py",
             "Collapse",
             "explain why two linear layers without a nonlinearity collapse into one",
         ),
         Step(
-            "pages/5_Position-wise.py",
+            "app_pages/5_Position-wise.py",
             "Position-wise",
             "explain why the FFN mixes features and attention mixes positions",
         ),
-        Step("pages/7_Traps.py", "Traps", "avoid the two mistakes of a by-hand FFN"),
+        Step("app_pages/7_Traps.py", "Traps", "avoid the two mistakes of a by-hand FFN"),
         Step(
-            "pages/6_Backprop.py",
+            "app_pages/6_Backprop.py",
             "Backprop & gradient check",
             "derive every gradient and check it against a float64 numerical gradient",
         ),
     ],
     "Variants and cost": [
         Step(
-            "pages/3_Activations.py",
+            "app_pages/3_Activations.py",
             "Activations",
             "compare ReLU, GELU and SwiGLU, and see why a smooth bend keeps neurons alive",
         ),
         Step(
-            "pages/8_Scale_and_cost.py",
+            "app_pages/8_Scale_and_cost.py",
             "Scale & cost",
             "say where a model's parameters and FLOPs live, and why long contexts are "
             "attention's problem",
         ),
         Step(
-            "pages/9_Mixture_of_experts.py",
+            "app_pages/9_Mixture_of_experts.py",
             "Mixture of experts",
             "explain how routing buys capacity without buying compute",
         ),
     ],
     "Going further": [
         Step(
-            "pages/10_Superposition.py",
+            "app_pages/10_Superposition.py",
             "Superposition",
             "explain why one neuron fires for unrelated things, and how a layer holds more "
             "features than it has dimensions",
         ),
         Step(
-            "pages/11_Memory_lab.py",
+            "app_pages/11_Memory_lab.py",
             "Memory lab",
             "find where a fact lives in an FFN, break it, and rewrite it",
         ),
         Step(
-            "pages/12_Real_model.py",
+            "app_pages/12_Real_model.py",
             "Real model",
             "find the same keys and values inside a trained transformer",
         ),
         Step(
-            "pages/13_Language_model.py",
+            "app_pages/13_Language_model.py",
             "Language model",
             "watch SwiGLU neurons push a real model's next word, and switch them off",
         ),
     ],
     "Reference": [
-        Step("pages/14_Glossary.py", "Glossary", "look up a symbol or a term"),
+        Step("app_pages/14_Glossary.py", "Glossary", "look up a symbol or a term"),
     ],
 }
 STEPS = [step for steps in TIERS.values() for step in steps]

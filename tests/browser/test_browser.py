@@ -22,6 +22,7 @@ from browser import (
     settled,
     settled_chart_y,
     shows,
+    sidebar_links,
 )
 from browser import screenshot as save_screenshot
 from helpers import ANSWERS, BACKPROP
@@ -30,6 +31,7 @@ from playwright.sync_api import expect
 from ffn_core.init import init_weights
 from ffn_core.pretrained import Edit, cosine
 from ffn_core.weights_io import weights_to_npz
+from ffn_ui.path import STEPS, TIERS
 from ffn_ui.real_model import DEFAULT
 
 
@@ -134,6 +136,20 @@ def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser)
     go_to(page, reruns, "Key–value memory")
     expect(page.get_by_role("spinbutton", name="d_ff")).to_have_value("24")
     assert "Key_value_memory" in page.url and "d_ff=24" in page.url
+    page.close()
+
+
+def test_the_sidebar_menu_lists_the_path_in_its_tiers_and_follows_a_click(server, browser):
+    page, reruns = open_page(browser, f"{server.url}/Glossary", charts=0)
+    headers = page.locator('[data-testid="stSidebarNav"] [data-testid="stNavSectionHeader"]')
+    assert [h.inner_text() for h in headers.all()] == list(TIERS)
+    links = sidebar_links(page)
+    assert [link.inner_text() for link in links] == [step.label for step in STEPS]
+    assert links[0].get_attribute("href").rstrip("/") == server.url  # Home is the root
+    go_to(page, reruns, "Backprop & gradient check")
+    assert page.url.startswith(f"{server.url}/Backprop")
+    expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Backprop & gradient check")
+    no_exception(page)
     page.close()
 
 

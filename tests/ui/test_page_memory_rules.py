@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
-PAGES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+PAGES = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))]
 CALLBACKS = {"on_click", "on_change", "on_submit", "on_select"}
 
 

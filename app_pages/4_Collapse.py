@@ -150,4 +150,4 @@ show(
     toy.presenter,
 )
 
-next_step("pages/4_Collapse.py")
+next_step("app_pages/4_Collapse.py")

@@ -117,4 +117,4 @@ series = {
 }
 show(figures.flops_vs_length(T, series, cross), toy.presenter)
 
-next_step("pages/5_Position-wise.py")
+next_step("app_pages/5_Position-wise.py")

@@ -149,6 +149,6 @@ if facts.open:
     with facts:
         where = (layer, neuron, token)
         sections.three_facts(minilm, trace, rm.run(other), where, examples, toy.presenter)
-st.page_link("pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")
+st.page_link("app_pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")
 
-next_step("pages/12_Real_model.py")
+next_step("app_pages/12_Real_model.py")

@@ -150,8 +150,8 @@ if apply and predicted(question, setting=(tuple(facts), f, new_word, d_model, d_
         st.dataframe(memory_lab.changed_answers(fact_labels, moved, S, P, S_new, P_new))
     show(figures.rank_one_change(change, neuron_names, labels("c", d_model)), toy.presenter)
 st.page_link(
-    "pages/12_Real_model.py",
+    "app_pages/12_Real_model.py",
     label="Neurons that fire on countries, years, animals in a real model →",
 )
 
-next_step("pages/11_Memory_lab.py")
+next_step("app_pages/11_Memory_lab.py")

@@ -129,6 +129,6 @@ if toy.d_model <= MAX_ASKED and h[strongest] > 0:
     if predicted(question, setting=(token, toy.d_model, toy.d_ff, float(h[strongest]))):
         preset_button(st, f"Switch off {neurons[strongest]} below", off=[neurons[strongest]])
 edit_section(neurons, j, h, out, (coords, coord_labels), toy.again, toy.presenter)
-st.page_link("pages/12_Real_model.py", label="The same keys and values in a trained model →")
+st.page_link("app_pages/12_Real_model.py", label="The same keys and values in a trained model →")
 
-next_step("pages/2_Key_value_memory.py")
+next_step("app_pages/2_Key_value_memory.py")

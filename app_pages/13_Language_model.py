@@ -106,9 +106,9 @@ st.caption(
     "from the subject's key k* and the keys' covariance C over ordinary text."
 )
 rewrite_section()
-st.page_link("pages/11_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")
+st.page_link("app_pages/11_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")
 
 st.subheader("6. The toy pages' facts, on real weights")
 sections.toy_facts(text)  # a fragment with its own block slider
 
-next_step("pages/13_Language_model.py")
+next_step("app_pages/13_Language_model.py")

@@ -129,4 +129,4 @@ show(
     toy.presenter,
 )
 
-next_step("pages/9_Mixture_of_experts.py")
+next_step("app_pages/9_Mixture_of_experts.py")

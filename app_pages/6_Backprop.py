@@ -135,4 +135,4 @@ else:
     block = [a.copy() for a in (x.reshape(-1, C)[0], W1, b1, W2, b2, dout2d[0])]
     silent_neuron_exercise(*block, j, margin, toy.presenter)
 
-next_step("pages/6_Backprop.py")
+next_step("app_pages/6_Backprop.py")

@@ -131,4 +131,4 @@ with st.expander("The reference: the by-hand forward pass the app runs"):
     st.markdown("Its source, shown as it is: plain Python lists, the W @ x convention.")
     st.code(inspect.getsource(ffn_core.reference), language="python")
 
-next_step("pages/7_Traps.py")
+next_step("app_pages/7_Traps.py")
