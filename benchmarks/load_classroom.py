@@ -73,7 +73,7 @@ def axis_ends_at(seen: Seen, value: float) -> bool:
 
 
 def names_layer(seen: Seen, value: float) -> bool:
-    return f"1. Who fires in layer {int(value)}" in seen.headings
+    return f"2. Who fires in layer {int(value)}" in seen.headings
 
 
 def names_k(seen: Seen, value: float) -> bool:

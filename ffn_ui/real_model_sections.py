@@ -1,6 +1,6 @@
 """The Real model page's longer sections, each drawn by one call: the heatmap's settings,
-switching neurons off (a fragment), which neurons matter for a similarity, and the toy
-pages' three facts checked on the model."""
+switching neurons off (a fragment within the page's one-layer fragment), which neurons
+matter for a similarity, and the toy pages' three facts checked on the model."""
 
 from __future__ import annotations
 
@@ -18,27 +18,16 @@ from ffn_ui.real_model_tables import value_sum_table
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
 
 
-def heatmap_controls(presenter: bool) -> tuple[str, float, int, bool]:
-    """(view, threshold, neurons shown, blank silent cells), tucked away on a projector."""
+def heatmap_controls(presenter: bool) -> tuple[str, int, bool]:
+    """(view, neurons shown, blank silent cells), tucked away on a projector."""
     settings = st.expander("Heatmap settings") if presenter else st
-    cols = settings.columns(4)
+    cols = settings.columns(3)
     view = bound_select(
         "show", "rm_view", ("activation", "pre-activation"), "activation", cols[0], radio=True
     )
-    threshold = bound_slider(
-        "fires above",
-        "rm_thr",
-        0.0,
-        1.0,
-        0.0,
-        0.01,
-        cols[1],
-        help="GELU is never exactly 0 for most inputs: a threshold ignores neurons that barely "
-        "leak.",
-    )
-    keep = bound_slider("neurons shown", "rm_cols", 16, figures.MAX_COLUMNS, 64, 16, cols[2])
-    mask = bound_toggle("Blank silent cells", "rm_mask", True, cols[3])
-    return view, threshold, keep, mask
+    keep = bound_slider("neurons shown", "rm_cols", 16, figures.MAX_COLUMNS, 64, 16, cols[1])
+    mask = bound_toggle("Blank silent cells", "rm_mask", True, cols[2])
+    return view, keep, mask
 
 
 @st.fragment

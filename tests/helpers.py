@@ -187,8 +187,8 @@ def trace_y(at: AppTest, chart: int, name: str | None = None, kind: str | None =
 
 
 def heatmap(at: AppTest) -> dict:
-    (trace,) = [t for t in traces(at, 0) if t["type"] == "heatmap"]
-    return trace
+    """The page's first heatmap, on whichever chart it is drawn."""
+    return next(t for chart in chart_traces(at) for t in chart if t["type"] == "heatmap")
 
 
 def expected_default_model(d_model=4, d_ff=16, seed=0, words=DEFAULT_WORDS):

@@ -219,7 +219,12 @@ def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
 
 
 def heatmap_rows(page) -> list[str]:
-    return page.locator(".js-plotly-plot").first.evaluate("gd => Array.from(gd._fullData[0].y)")
+    """The rows of the page's first heatmap, on whichever chart it is drawn."""
+    return page.evaluate(
+        "() => { const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".find(gd => (gd._fullData || [])[0]?.type === 'heatmap');"
+        " return gd ? Array.from(gd._fullData[0].y) : null; }"
+    )
 
 
 def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(server, browser):

@@ -1,0 +1,36 @@
+"""What a control inside a fragment sends back on a real server: only its own sections.
+
+AppTest reruns the whole page for a widget inside a fragment, so this speaks Streamlit's
+protocol to a real server, as the browser does when the slider moves.
+"""
+
+from __future__ import annotations
+
+from harness.protocol import Visitor
+from harness.server import AppServer
+
+
+def test_the_real_models_layer_slider_reruns_only_the_sections_about_one_layer(minilm):
+    app = AppServer("layer-fragment")
+    app.start()
+    try:
+        with Visitor(app.port) as visitor:
+            first = visitor.open("Real_model")
+            layer = first.widgets["rm_layer"]  # (widget id, its fragment's id)
+            moved = visitor.rerun("Real_model", first.page_hash, layer, 4)
+    finally:
+        app.stop()
+    assert first.exceptions == [] and moved.exceptions == []
+    assert first.widgets["d_model"][1] == "" and layer[1] != ""  # sidebar outside, layer in
+    numbered = [h for h in first.headings if h[:1].isdigit()]
+    assert numbered[:2] == [
+        "1. How much fires, layer by layer: GELU here, ReLU in the toy",
+        "2. Who fires in layer 3",
+    ]
+    # the rerun sends sections 2 to 6 again, at the new layer, and nothing above them
+    assert moved.headings[0] == "2. Who fires in layer 4"
+    assert [h[:2] for h in moved.headings] == ["2.", "3.", "4.", "5.", "6."]
+    assert len(moved.charts) == len(first.charts) - 1  # all but section 1's
+    for key in ("d_model", "presenter", "rm_text", "rm_thr"):
+        assert key not in moved.widgets
+    assert {"rm_layer", "rm_neuron", "rm_other", "rm_k"} <= set(moved.widgets)
