@@ -55,9 +55,9 @@ stride = Question(
 if predicted(stride, setting=(D, H)):
     left, right = st.columns(2)
     left.markdown("**correct strides**")
-    left.code(repr(right_out))
+    left.code(repr(right_out), language=None, wrap_lines=True)
     right.markdown("**one stride (D) for both**")
-    right.code(crash or repr(wrong_out))
+    right.code(crash or repr(wrong_out), language=None, wrap_lines=True)
 
 st.subheader("2. Orientation: a transposed matrix in the x @ W convention")
 W1m = np.array(W1).reshape(H, D).T  # (D, H): x @ W convention
@@ -79,7 +79,7 @@ transpose = Question(
 if predicted(transpose, setting=(D, H)):
     if refusal:
         st.markdown("The core checks shapes and refuses, naming what it got and expected:")
-        st.code(refusal)
+        st.code(refusal, language=None, wrap_lines=True)
     else:
         st.markdown(
             f"Square, so it runs silently: {np.round(transposed, 4).tolist()} instead "
@@ -125,10 +125,13 @@ st.markdown(
     "with W1 (H × D) and W2 (D × H) given as flat row-major lists, as the lesson's grader "
     "gives them. Type the two numbers of y."
 )
-st.code("\n".join(f"{name} = {values}" for name, values in EXERCISE.items()), language="python")
+exercise = "\n".join(f"{name} = {values}" for name, values in EXERCISE.items())
+# Code is shown plain and wrapped: highlighted numbers fall below WCAG AA contrast, and a
+# box that scrolls sideways cannot be reached by keyboard.
+st.code(exercise, language=None, wrap_lines=True)
 grade_exercise(bound_text("your y (2 numbers)", "ex_y", "", 100))
 with st.expander("The reference: the by-hand forward pass the app runs"):
     st.markdown("Its source, shown as it is: plain Python lists, the W @ x convention.")
-    st.code(inspect.getsource(ffn_core.reference), language="python")
+    st.code(inspect.getsource(ffn_core.reference), language=None, wrap_lines=True)
 
 next_step("app_pages/7_Traps.py")

@@ -23,6 +23,7 @@ TOKEN_OPTIONS = ("sentence", "random", "edited")
 PRESENTER_CSS = """<style>
 html { font-size: 24px !important; }
 [data-testid="stSidebar"] { font-size: 20px; }
+@media (max-width: 600px) { .katex-display > .katex { font-size: 0.8em; } }
 </style>"""
 
 

@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from accessibility import violations
 from browser import (
     CHART_COUNTS,
     DESKTOP,
@@ -53,6 +54,7 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(viewport)  # screenshot() waits for Plotly to re-lay out
         assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
+        assert violations(page) == [], f"WCAG 2.1 AA, {label}"
     # a projector: presenter mode at 1024 x 768, switched on by the address in this session
     page.set_viewport_size(PROJECTOR)
     change_address(page, reruns, "?presenter=true")
@@ -60,6 +62,9 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize == '24px'")
     no_exception(page)
     assert save_screenshot(page, f"{name}-projector").stat().st_size > 10_000
+    assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a projector"
+    page.set_viewport_size(PHONE)
+    assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a phone"
     page.close()
 
 

@@ -1,0 +1,63 @@
+"""WCAG 2.1 A and AA checks in the browser: axe-core, injected into the page as it stands.
+
+axe-core is pinned in package.json and installed by `npm ci` (.ci/run does it). Only
+critical and serious violations count. Two kinds are left out because they fail inside
+Streamlit's own markup whatever a page does; `test_accessibility.py` shows both on a
+minimal page of Streamlit's, so the test notices when Streamlit fixes them:
+- "list" and "listitem" inside the sidebar's menu: with sections, `st.navigation` puts
+  each section's heading and its links in a <ul> without wrapping each in an <li>.
+- "color-contrast" of a disabled widget's label: WCAG 1.4.3 exempts inactive controls,
+  but Streamlit greys the label without marking it as part of the disabled control.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import require
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+# Every critical or serious failure, one per element, with where it is.
+RUN = """async tags => {
+    const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}});
+    return result.violations
+        .filter(v => v.impact === 'critical' || v.impact === 'serious')
+        .flatMap(v => v.nodes.map(node => {
+            const el = document.querySelector(node.target[0]);
+            const box = el && el.closest('[data-testid="stElementContainer"]');
+            const off = '[disabled], [aria-disabled="true"]';
+            return {
+                rule: v.id,
+                html: node.html.slice(0, 200),
+                why: node.failureSummary,
+                in_menu: !!(el && el.closest('[data-testid="stSidebarNav"]')),
+                in_disabled_widget: !!(box && box.querySelector(off)),
+            };
+        }));
+}"""
+
+
+def require_axe() -> None:
+    require(AXE.exists(), f"{AXE} not found: npm ci (package.json pins axe-core)")
+
+
+def failures(page) -> list[dict]:
+    """Every critical or serious WCAG 2.1 A/AA failure on the page, Streamlit's own kept."""
+    require_axe()
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(RUN, WCAG_21_AA)
+
+
+def streamlits_own(failure: dict) -> bool:
+    """Whether a failure is one of the two kinds inside Streamlit's markup (above)."""
+    return (failure["rule"] in ("list", "listitem") and failure["in_menu"]) or (
+        failure["rule"] == "color-contrast" and failure["in_disabled_widget"]
+    )
+
+
+def violations(page) -> list[str]:
+    """The page's own failures, each as "rule: element", for an assertion to print."""
+    return [f"{f['rule']}: {f['html']}" for f in failures(page) if not streamlits_own(f)]
