@@ -22,6 +22,7 @@ INIT_OPTIONS = ("normal", "Xavier", "hand-edited", "uploaded")
 TOKEN_OPTIONS = ("sentence", "random", "edited")
 PRESENTER_CSS = """<style>
 html { font-size: 24px !important; }
+[data-testid="stMain"] h1 { font-size: 2.2rem; }
 [data-testid="stSidebar"] { font-size: 20px; }
 @media (max-width: 600px) { .katex-display > .katex { font-size: 0.8em; } }
 </style>"""
@@ -54,7 +55,8 @@ def setup(
         container=sidebar,
         help="Larger text and figures for a projector; secondary controls tucked away.",
     )
-    if presenter:
+    if presenter:  # the whole width for the lesson: the sidebar opens with its arrow
+        st.set_page_config(initial_sidebar_state="collapsed")
         st.html(PRESENTER_CSS)
     show_upload_result()
     presets(sidebar, presenter)

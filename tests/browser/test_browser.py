@@ -126,6 +126,33 @@ def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browse
     fresh.close()
 
 
+TITLE_LINES = """() => {
+    const range = document.createRange();
+    range.selectNodeContents(document.querySelector('[data-testid="stMain"] h1 span'));
+    return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size;
+}"""
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
+    """Opened by a ?presenter=true link at 1024 x 768: the sidebar starts closed, the title
+    takes at most two lines, and the charts' text (ticks, hover labels) grows with it."""
+    url = f"{server.url}/{PAGES[name]}?presenter=true"
+    page, _ = open_page(browser, url, CHART_COUNTS[name], viewport=PROJECTOR)
+    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+    assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1
+    assert page.evaluate(TITLE_LINES) <= 2
+    fonts = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => ["
+        "gd._fullLayout.font.size, gd._fullLayout.hoverlabel.font.size,"
+        " ...Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k))"
+        ".map(k => gd._fullLayout[k].tickfont?.size).filter(size => size)])"  # hidden: none
+    )
+    assert all(min(sizes) >= 14 and sizes[:2] == [20, 20] for sizes in fonts), fonts
+    no_exception(page)
+    page.close()
+
+
 def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser):
     page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
     assert heatmap_shape(page) == [6, 16]  # six words, 16 neurons

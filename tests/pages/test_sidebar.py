@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from helpers import (
+    ACTIVATIONS,
     KEY_VALUE,
     NEURONS,
     click,
@@ -86,8 +87,19 @@ def test_presenter_mode_enlarges_figures_and_tucks_secondary_controls_away():
         for c in (plain.get("plotly_chart")[0], presenting.get("plotly_chart")[0])
     ]
     assert font == [14, 20]
+    hover = json.loads(presenting.get("plotly_chart")[0].proto.spec)["layout"]["hoverlabel"]
+    assert hover["font"]["size"] == 20  # hover labels grow with the ticks and titles
     assert not plain.sidebar.expander
     assert [e.label for e in presenting.sidebar.expander] == ["More settings"]
+
+
+def test_presenter_mode_scales_an_insets_own_smaller_ticks_too():
+    plain, presenting = open_page(ACTIVATIONS), open_page(ACTIVATIONS, {"presenter": "true"})
+    sizes = [
+        json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["yaxis2"]["tickfont"]["size"]
+        for at in (plain, presenting)
+    ]
+    assert sizes == [10, 14]  # 10 × 20 / 14, as the rest of the chart's text grows
 
 
 def test_the_tokens_box_shows_the_sentences_word_count_and_is_locked():
