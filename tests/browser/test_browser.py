@@ -153,6 +153,45 @@ def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, brow
     page.close()
 
 
+def tab_to(page, label: str, presses: int = 120) -> None:
+    """Press Tab, as a keyboard user does, until the control named `label` has the focus."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate(
+            "label => { const el = document.activeElement; const name = el.getAttribute("
+            "'aria-label') || (el.labels && el.labels[0] && el.labels[0].innerText) || '';"
+            " return name.trim() === label; }",
+            label,
+        ):
+            return
+    raise AssertionError(f"Tab never reached {label!r}")
+
+
+def test_neurons_token_and_view_change_from_the_keyboard(server, browser):
+    """Tab to the token picker and to the view, change both with arrow keys, and see the
+    page and its heatmap follow (a click on the title only sets where Tab starts again)."""
+    page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    tab_to(page, "token")
+    before = reruns.finished
+    page.keyboard.press("ArrowDown")  # opens the list
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    reruns.wait_for_more_than(before, page)
+    shows(page, "Token 3: sat scores")  # from 1: the, two tokens down
+    scale = "() => document.querySelector('.js-plotly-plot')._fullData[0]?.colorbar.title.text"
+    assert page.evaluate(scale) == "activation"
+    page.locator('[data-testid="stMain"] h1').click()
+    tab_to(page, "activation")  # the "show" radios: Tab reaches the chosen one
+    before = reruns.finished
+    page.keyboard.press("ArrowDown")  # and an arrow key moves the choice
+    reruns.wait_for_more_than(before, page)
+    shows(page, "The pre-activation of every neuron for every token")
+    # the heatmap now shows the scores (for ReLU with silent cells blank, the same numbers)
+    assert settled(page, lambda: page.evaluate(scale), "pre-activation") == "pre-activation"
+    no_exception(page)
+    page.close()
+
+
 def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser):
     page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
     assert heatmap_shape(page) == [6, 16]  # six words, 16 neurons
