@@ -107,8 +107,8 @@ elif guessed:
     errors = checked(x, W1, b1_checked, W2, b2, toy.activation, eps, dtype_name, 0)
     st.dataframe(error_table(errors))
     st.caption(
-        f"Computed in {dtype_name}. Green: ≤ 1e-6, a correct backward pass. Amber: up to "
-        "1e-4. Red: above."
+        f"Computed in {dtype_name}. Blue: within 1e-6, a correct backward pass. Yellow: "
+        "within 1e-4. Red: above."
     )
     sample = sweep_sample(entries)
     sweep = eps_sweep(x, W1, b1_checked, W2, b2, toy.activation, dtype_name, 0, sample)

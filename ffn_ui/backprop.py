@@ -32,10 +32,23 @@ def power_of_ten(e: float) -> str:
     return f"10{'⁻' if exponent < 0 else ''}{digits}"
 
 
-def error_shade(value: float) -> str:
-    """The background of a relative error: green ≤ 1e-6, amber ≤ 1e-4, red above."""
-    shade = "#c8e6c9" if value <= 1e-6 else "#ffe0b2" if value <= 1e-4 else "#ffcdd2"
-    return f"background-color: {shade}"
+# A relative error's band: (upper bound, words, shade). Blue, yellow, red differ for every
+# common colour-vision deficiency (tests/ui/test_colour_vision.py), and the words say it too.
+ERROR_BANDS = (
+    (1e-6, "within 1e-6", "#CFE5F7"),
+    (1e-4, "within 1e-4", "#F9E29A"),
+    (np.inf, "above 1e-4", "#EE9F86"),
+)
+
+
+def error_band(value: float) -> tuple[str, str]:
+    """(words, shade) of a relative error's band."""
+    return next((words, shade) for bound, words, shade in ERROR_BANDS if value <= bound)
+
+
+def row_shade(row: pd.Series) -> list[str]:
+    """The background of every cell of a row: its error's band."""
+    return [f"background-color: {error_band(row['max relative error'])[1]}"] * len(row)
 
 
 def shapes_table(quantities: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -135,9 +148,11 @@ def gradient_maps(steps: list[tuple]) -> list:
 
 
 def error_table(errors: dict[str, float]):
-    """The check's largest relative error per quantity, shaded green, amber or red."""
+    """The check's largest relative error per quantity, its band in words, and each row
+    shaded by its band."""
     table = pd.DataFrame({"max relative error": errors}).T[list(PARAMETER_NAMES)].T
-    return table.style.format("{:.2e}").map(error_shade)
+    table["band"] = [error_band(e)[0] for e in table["max relative error"]]
+    return table.style.format({"max relative error": "{:.2e}"}).apply(row_shade, axis=1)
 
 
 PRECISION = Question(

@@ -9,10 +9,13 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-# Okabe-Ito: distinguishable with the common kinds of colour blindness.
+# Okabe-Ito: distinguishable with the common kinds of colour blindness. Every palette here is
+# checked under simulated colour-vision deficiencies in tests/ui/test_colour_vision.py.
 COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
 FIRED, SILENT, OTHER = "#D55E00", "#BBBBBB", "#999999"
+SILENT_CELL = "#F2F2F2"  # a heatmap's background: what a masked (silent) cell shows
 DIVERGING = "RdBu_r"  # blue below zero, red above, white at zero
+SEQUENTIAL = "Blues"  # sizes with no sign: white at zero, deeper blue for more
 FIRED_SCALE = [[0.0, "#FCBBA1"], [1.0, "#67000D"]]  # light to deep red: no white at the low end
 MAX_COLUMNS = 256  # heatmap columns drawn; wider layers keep their most active neurons
 
@@ -115,7 +118,7 @@ def firing_heatmap(
         min(900, max(340, 80 + 34 * len(token_labels))),
         yaxis={"autorange": "reversed", "title": "token", "type": "category"},
         xaxis={"title": "hidden neuron", "type": "category"},
-        plot_bgcolor="#F2F2F2",  # what a masked (silent) cell shows
+        plot_bgcolor=SILENT_CELL,
     )
 
 
@@ -524,7 +527,7 @@ def routing_heatmap(
         z=f32(probs),
         x=expert_labels,
         y=token_labels,
-        colorscale="Blues",
+        colorscale=SEQUENTIAL,
         zmin=0,
         zmax=1,
         text=np.where(chosen, "●", ""),
@@ -549,7 +552,7 @@ def spread_heatmap(values: np.ndarray, rows: list[str], cols: list[str]) -> go.F
         z=f32(values),
         x=cols,
         y=rows,
-        colorscale="Blues",
+        colorscale=SEQUENTIAL,
         zmin=0,
         zmax=largest(values),
         colorbar={"title": "moved", "thickness": 12},
@@ -563,7 +566,7 @@ def spread_heatmap(values: np.ndarray, rows: list[str], cols: list[str]) -> go.F
         title="how far each token's vector moved",
         yaxis={"autorange": "reversed", "type": "category"},
         xaxis={"type": "category", "title": "token"},
-        plot_bgcolor="#F2F2F2",
+        plot_bgcolor=SILENT_CELL,
     )
 
 
@@ -859,7 +862,7 @@ def lens_strip(blocks: list[str], tops: list[str], p_target: np.ndarray, word: s
         y=["top token"],
         text=[tops],
         texttemplate="%{text}",
-        colorscale="Blues",
+        colorscale=SEQUENTIAL,
         zmin=0,
         zmax=1,
         colorbar={"title": f"p({word})", "thickness": 12},

@@ -23,6 +23,9 @@ pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 def check_table(at) -> dict[str, float]:
     (frame,) = [d.value for d in at.dataframe if "max relative error" in d.value.columns]
+    for error, band in zip(frame["max relative error"], frame["band"], strict=True):
+        words = "within 1e-6" if error <= 1e-6 else "within 1e-4" if error <= 1e-4 else "above 1e-4"
+        assert band == words  # the colour's meaning, in words
     return frame["max relative error"].to_dict()
 
 
