@@ -5,14 +5,20 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ffn_ui.alt_text import describe
 from ffn_ui.figures import FONT_SIZE
 
+IN_NUMBERS = "The figure in numbers: "
 PRESENTER_FONT = 20  # chart text on a projector, in step with the page's 24 px (18 px otherwise)
 
 
 def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
-    """Draw a figure; in presenter mode every text in it grows with the page's text: the
-    ticks, the hover labels, and an axis that set a smaller size of its own (an inset)."""
+    """Draw a figure, and under it the figure in numbers, as plain text (no Markdown: the
+    labels may be a visitor's words). In presenter mode every text in the figure grows
+    with the page's: the ticks, the hover labels, and an axis that set a smaller size of
+    its own (an inset)."""
+    if st.session_state.get("contrast", False):
+        bolder(fig)
     if presenter:
         fig.update_layout(
             font_size=PRESENTER_FONT,
@@ -23,6 +29,19 @@ def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
             if axis.tickfont.size:
                 axis.tickfont.size = round(axis.tickfont.size * PRESENTER_FONT / FONT_SIZE)
     st.plotly_chart(fig, **kwargs)
+    st.text(f"{IN_NUMBERS}{describe(fig)}")
+
+
+def bolder(fig: go.Figure) -> None:
+    """High contrast, for a washed-out projector: black text and axes, darker grid lines,
+    and lines half as thick again."""
+    fig.update_layout(font_color="black")
+    axes = {"linecolor": "black", "showline": True, "gridcolor": "#888888", "tickcolor": "black"}
+    fig.update_xaxes(**axes)
+    fig.update_yaxes(**axes)
+    for trace in fig.data:
+        if trace.type in ("scatter", "scattergl") and "lines" in (trace.mode or ""):
+            trace.line.width = 1.5 * (trace.line.width or 2)
 
 
 def show_in_pairs(figs: list[go.Figure], presenter: bool) -> None:

@@ -625,9 +625,17 @@ def half_planes(keys: np.ndarray, x: np.ndarray, limit: float = 3.0) -> go.Figur
         )
     )
     span = [-edge, edge]
+    where = [
+        f"neuron {k + 1} fires where {score_text(key)} > 0, and x is "
+        f"{'inside' if key @ x > 0 else 'outside'} it"
+        for k, key in enumerate(keys)
+    ]
+    at = ", ".join(f"{v:g}".replace("-", "−") for v in x)
+    alt = f"Your token x = ({at}) in the plane: {'; '.join(where)}."
     return figure(
         data,
         440,
+        meta={"alt": alt},
         annotations=marks,
         xaxis={"range": span, "title": "x₁", "zeroline": True, "constrain": "domain"},
         yaxis={"range": span, "title": "x₂", "zeroline": True, "scaleanchor": "x"},

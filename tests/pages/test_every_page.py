@@ -1,11 +1,13 @@
-"""Every page in AppTest: it runs with no exception on defaults and after each preset, and
-no chart ships more than 300 kB (at the caps the limit is 1 MB: test_caps.py)."""
+"""Every page in AppTest: it runs with no exception on defaults and after each preset, no
+chart ships more than 300 kB (at the caps the limit is 1 MB: test_caps.py), and every chart
+is followed by the figure in numbers."""
 
 from __future__ import annotations
 
 import pytest
 from helpers import ALL_PAGES, ANSWERS, GLOSSARY, click, open_page
 
+from ffn_ui.display import IN_NUMBERS
 from harness.caps import largest_chart
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
@@ -20,3 +22,27 @@ def test_runs_on_defaults_and_every_preset(page, preset):
     assert not at.exception
     assert at.get("plotly_chart") or page == GLOSSARY  # the page's figures are drawn
     assert largest_chart(at) < 300_000
+
+
+def figure_and_words(node, found: list[tuple[str, str]]) -> None:
+    """Charts and the texts in the order the page shows them, depth first."""
+    for child in getattr(node, "children", {}).values():
+        if child.type == "plotly_chart":
+            found.append(("chart", ""))
+        elif child.type == "text":
+            found.append(("text", child.value))
+        else:
+            figure_and_words(child, found)
+
+
+@pytest.mark.parametrize("page", ALL_PAGES, ids=[p or "home" for p in ALL_PAGES])
+def test_every_chart_is_followed_by_the_figure_in_numbers(page):
+    at = open_page(page, ANSWERS.get(page))
+    found: list[tuple[str, str]] = []
+    figure_and_words(at.main, found)
+    charts = [k for k, (kind, _) in enumerate(found) if kind == "chart"]
+    assert len(charts) == len(at.get("plotly_chart"))
+    for k in charts:
+        kind, words = found[k + 1]
+        assert kind == "text" and words.startswith(IN_NUMBERS)
+        assert len(words) > len(IN_NUMBERS) + 20  # some numbers, not an empty line

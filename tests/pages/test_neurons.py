@@ -113,3 +113,16 @@ def test_the_two_the_rows_question_waits_then_shows_they_match():
     assert difference.value == "0"
     random = open_page(NEURONS, {"tokens": "random"})
     assert not [r for r in random.radio if r.key == "guess_rows"]
+
+
+def test_the_heatmap_in_numbers_counts_who_fires_per_token_and_names_the_strongest():
+    at = open_page(NEURONS)  # silent cells blank, as a learner first sees it
+    x, w = expected_default_model()
+    h = relu(x @ w["W1"] + w["b1"])  # (6 tokens, 16 neurons)
+    (words,) = [t.value for t in at.text if "hidden neuron" in t.value]
+    for t, word in enumerate(["the", "cat", "sat", "on", "the", "mat"]):
+        fired = sum(1 for j in range(16) if h[t, j] > 0)
+        assert f"{t + 1}: {word} {fired} of 16" in words
+    t, j = max(((t, j) for t in range(6) for j in range(16)), key=lambda tj: h[tj])
+    assert f"largest {h[t, j]:.3g} at token {t + 1}: " in words
+    assert f"hidden neuron n{j + 1};" in words
