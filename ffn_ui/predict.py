@@ -49,7 +49,10 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
         question.text, question.key, choices, NOT_SURE, container, radio=True, horizontal=True
     )
     if guess == NOT_SURE:
-        container.info("Make your guess above to see the answer.")
+        if st.session_state.get("presenter", False):  # on a projector, the figures need the room
+            container.caption("Make your guess above to see the answer.")
+        else:
+            container.info("Make your guess above to see the answer.")
         return False
     answer, why = (part() if callable(part) else part for part in (question.answer, question.why))
     if guess == answer:

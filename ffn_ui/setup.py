@@ -20,12 +20,25 @@ from ffn_ui.url import bound_number, bound_select, bound_toggle
 
 INIT_OPTIONS = ("normal", "Xavier", "hand-edited", "uploaded")
 TOKEN_OPTIONS = ("sentence", "random", "edited")
-PRESENTER_CSS = """<style>
+# On every page: the figure in numbers under each chart (st.text) set like a caption.
+PAGE_CSS = """
+[data-testid="stText"] { font-size: 0.875rem; }
+"""
+# A projector: larger text, and the first figure on the first screen (less padding).
+PRESENTER_CSS = """
 html { font-size: 24px !important; }
-[data-testid="stMain"] h1 { font-size: 2.2rem; }
+[data-testid="stMain"] h1 { font-size: 2rem; padding: 0.5rem 0; }
+[data-testid="stMain"] h2 { font-size: 1.35rem; padding: 0.5rem 0 0; }
+[data-testid="stMainBlockContainer"] { padding: 3rem 1.5rem 2rem; }
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.5rem; }
 [data-testid="stSidebar"] { font-size: 20px; }
 @media (max-width: 600px) { .katex-display > .katex { font-size: 0.8em; } }
-</style>"""
+"""
+# A washed-out projector: every text black, links underlined.
+HIGH_CONTRAST_CSS = """
+[data-testid="stApp"], [data-testid="stApp"] * { color: #000000 !important; }
+[data-testid="stApp"] a { text-decoration: underline !important; }
+"""
 
 
 def setup_page(title: str) -> None:
@@ -46,18 +59,29 @@ def setup(
     controls in a closed expander, for a page whose example does not use them.
     """
     setup_page(title)
-    st.title(heading)
-    st.markdown(intro)
     sidebar = st.sidebar
     presenter = bound_toggle(
         "Presenter mode",
         "presenter",
         container=sidebar,
-        help="Larger text and figures for a projector; secondary controls tucked away.",
+        help="Larger text and figures for a projector; the intro and secondary controls "
+        "tucked away.",
     )
+    contrast = bound_toggle(
+        "High contrast",
+        "contrast",
+        container=sidebar,
+        help="Black text and bolder chart lines, for a washed-out projector.",
+    )
+    css = PAGE_CSS + (PRESENTER_CSS if presenter else "") + (HIGH_CONTRAST_CSS if contrast else "")
+    st.html(f"<style>{css}</style>")
     if presenter:  # the whole width for the lesson: the sidebar opens with its arrow
         st.set_page_config(initial_sidebar_state="collapsed")
-        st.html(PRESENTER_CSS)
+    st.title(heading)
+    if presenter:  # the teacher says it; the first figure gets the first screen
+        st.expander("What this page is about").markdown(intro)
+    else:
+        st.markdown(intro)
     show_upload_result()
     presets(sidebar, presenter)
 
