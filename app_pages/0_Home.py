@@ -7,7 +7,7 @@ import streamlit as st
 from ffn_core import contributions, ffn_forward
 from ffn_core.init import lesson_example
 from ffn_ui.buttons import preset_button
-from ffn_ui.display import show
+from ffn_ui.display import show, tucked
 from ffn_ui.figures import half_planes, neuron_writes_figure
 from ffn_ui.path import TIERS
 from ffn_ui.predict import Question, predicted
@@ -37,10 +37,10 @@ GUESS = Question(
 )
 
 toy = setup("Home", "FFN Explorer", INTRO, sidebar_note=SIDEBAR_NOTE, tuck_model=True)
-st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x\,W_1 + b_1)\,W_2 + b_2")
-
 st.header("The smallest example, live")
-st.markdown(
+about = tucked("The formula, and how this example works", toy.presenter)
+about.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x\,W_1 + b_1)\,W_2 + b_2")
+about.markdown(
     "Two input numbers, two hidden neurons, no biases, and `W2` the identity, so each "
     "neuron writes straight into one output coordinate. Neuron 1's key is [1, 1]: its "
     "score is x₁ + x₂, so it fires wherever x₁ + x₂ > 0, the half of the plane above the "

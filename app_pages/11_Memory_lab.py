@@ -8,7 +8,7 @@ from ffn_core.memory import VOCAB
 from ffn_core.softmax import softmax
 from ffn_ui import figures, memory_lab
 from ffn_ui.buttons import preset_button
-from ffn_ui.display import show, show_in_pairs
+from ffn_ui.display import show, show_in_pairs, tucked
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
@@ -33,7 +33,7 @@ left, right = st.columns(2)
 tables = list(memory.FACT_TABLES)
 table_name = bound_select("fact table", "facts", tables, tables[0], left)
 d_ff = bound_slider("neurons d_ff", "mem_dff", 4, 256, 64, 4, right)
-facts = memory_lab.edited_facts(table_name)
+facts = memory_lab.edited_facts(table_name, tucked("The facts: read or edit them", toy.presenter))
 
 result = trained_memory(tuple(facts), d_model, d_ff, act, 0)
 W = result.weights
@@ -43,8 +43,8 @@ P = softmax(S)  # (F, V)
 recalled = S.argmax(axis=1) == objects  # (F,)
 fact_labels, neuron_names = [f"{s} → {o}" for s, o in facts], labels("n", d_ff)
 
-memory_lab.training_summary(result, recalled)
 show(figures.loss_and_recall(result.losses, result.recall), toy.presenter)
+memory_lab.training_summary(result, recalled)
 
 st.subheader("2. Recall")
 st.dataframe(memory_lab.recall_table(fact_labels, P, recalled))

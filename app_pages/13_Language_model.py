@@ -5,7 +5,7 @@ import streamlit as st
 
 from ffn_ui import language_model as lm
 from ffn_ui import language_model_sections as sections
-from ffn_ui.display import show
+from ffn_ui.display import show, tucked
 from ffn_ui.fact_rewrite import rewrite_section
 from ffn_ui.labels import token_labels
 from ffn_ui.path import next_step
@@ -29,7 +29,8 @@ toy = setup(
 )
 model = lm.model_or_instructions()
 
-places = [*st.columns(3), *st.columns(3)]  # two rows: a projector's column is narrow
+presets = tucked("Presets", toy.presenter)  # on a projector, the first figure comes first
+places = [*presets.columns(3), *presets.columns(3)]  # two rows: a projector's column is narrow
 for place, (name, preset) in zip(places, lm.PRESETS.items(), strict=False):
     place.button(name, on_click=lm.apply_preset, args=(name,), help=preset.why, width="stretch")
 text = bound_text("your text", "lm_text", lm.DEFAULT.text, lm.MAX_CHARS)

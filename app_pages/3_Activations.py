@@ -31,11 +31,14 @@ NAMES = ACTIVATION_LABELS  # what the page shows -> the core's names
 
 toy = setup("Activations", "Activations: why the bend matters", INTRO)
 
-with st.columns([3, 1])[1]:
-    st.caption("Presets")
-    preset_button(st, "Zoom near 0", range=1.5, curves=["ReLU", "GELU", "GELU-tanh", "SiLU"])
-    preset_button(st, "Wide view", range=8.0, curves=[*NAMES, *SLICES])
-    preset_button(st, "SwiGLU's slices", range=3.0, curves=["ReLU", "SiLU", *SLICES])
+if toy.presenter:  # in a row, so the curves start on a projector's first screen
+    places = st.columns(3)
+else:
+    places = [st.columns([3, 1])[1]] * 3
+    places[0].caption("Presets")
+preset_button(places[0], "Zoom near 0", range=1.5, curves=["ReLU", "GELU", "GELU-tanh", "SiLU"])
+preset_button(places[1], "Wide view", range=8.0, curves=[*NAMES, *SLICES])
+preset_button(places[2], "SwiGLU's slices", range=3.0, curves=["ReLU", "SiLU", *SLICES])
 
 
 curves_section(toy.presenter)

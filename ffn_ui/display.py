@@ -1,4 +1,5 @@
-"""Putting figures on a page: larger in presenter mode, or two to a row."""
+"""Putting figures on a page: larger in presenter mode, or two to a row, with the figure in
+numbers under each; and, on a projector, text a teacher says aloud tucked away."""
 
 from __future__ import annotations
 
@@ -36,7 +37,14 @@ def bolder(fig: go.Figure) -> None:
     """High contrast, for a washed-out projector: black text and axes, darker grid lines,
     and lines half as thick again."""
     fig.update_layout(font_color="black")
-    axes = {"linecolor": "black", "showline": True, "gridcolor": "#888888", "tickcolor": "black"}
+    axes = {
+        "linecolor": "black",
+        "showline": True,
+        "gridcolor": "#888888",
+        "tickcolor": "black",
+        "tickfont_color": "black",  # Streamlit's chart theme greys ticks and axis titles
+        "title_font_color": "black",
+    }
     fig.update_xaxes(**axes)
     fig.update_yaxes(**axes)
     for trace in fig.data:
@@ -50,3 +58,10 @@ def show_in_pairs(figs: list[go.Figure], presenter: bool) -> None:
         for column, fig in zip(st.columns(2), figs[start : start + 2], strict=False):
             with column:
                 show(fig, presenter)
+
+
+def tucked(label: str, presenter: bool):
+    """Where a page writes what a teacher would say aloud before its first figure: a closed
+    expander named `label` in presenter mode, so that the figure gets the first screen of a
+    projector; the page itself otherwise."""
+    return st.expander(label) if presenter else st.container()

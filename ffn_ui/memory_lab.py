@@ -28,10 +28,10 @@ def store_d_model(sidebar: int) -> int:
     return d_model
 
 
-def edited_facts(table_name: str) -> list[tuple[str, str]]:
-    """The table in an editor, and the pairs the store can learn, with a note on any left out.
-    With none to learn, the page stops here and says so."""
-    edited = st.data_editor(
+def edited_facts(table_name: str, place=st) -> list[tuple[str, str]]:
+    """The table in an editor (in `place`), and the pairs the store can learn, with a note
+    on any left out. With none to learn, the page stops here and says so."""
+    edited = place.data_editor(
         pd.DataFrame(FACT_TABLES[table_name], columns=["subject", "object"]),
         num_rows="dynamic",
         key=f"facts_{table_name}",

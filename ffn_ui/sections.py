@@ -25,8 +25,10 @@ DEFAULT_CURVES = ["ReLU", "GELU", "GELU-tanh", "SiLU"]
 @st.fragment
 def curves_section(presenter: bool) -> None:
     """The curves and their controls rerun on their own: moving the range is cheap."""
-    chosen = bound_multiselect("curves", "curves", [*NAMES, *SLICES], default=DEFAULT_CURVES)
-    half_range = bound_slider("z from −r to r", "range", 0.5, 10.0, 4.0, 0.5)
+    places = st.columns([2, 1]) if presenter else [st, st]  # a row on a projector
+    curves = [*NAMES, *SLICES]
+    chosen = bound_multiselect("curves", "curves", curves, places[0], default=DEFAULT_CURVES)
+    half_range = bound_slider("z from −r to r", "range", 0.5, 10.0, 4.0, 0.5, places[1])
     derivative = bound_toggle("Show the derivatives", "deriv", False)
     z = np.linspace(-half_range, half_range, 801)
     slices = swiglu_slices(z, derivative)

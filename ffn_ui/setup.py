@@ -27,16 +27,19 @@ PAGE_CSS = """
 # A projector: larger text, and the first figure on the first screen (less padding).
 PRESENTER_CSS = """
 html { font-size: 24px !important; }
-[data-testid="stMain"] h1 { font-size: 2rem; padding: 0.5rem 0; }
-[data-testid="stMain"] h2 { font-size: 1.35rem; padding: 0.5rem 0 0; }
+[data-testid="stMain"] h1 { font-size: 1.6rem; padding: 0.5rem 0; }
+[data-testid="stMain"] h2 { font-size: 1.3rem; padding: 0.5rem 0 0.25rem; }
+[data-testid="stMain"] h3 { font-size: 1.15rem; padding: 0.5rem 0 0.25rem; }
+[data-testid="stMain"] [data-testid="stAlertContainer"] { padding: 0.4rem 0.8rem; }
 [data-testid="stMainBlockContainer"] { padding: 3rem 1.5rem 2rem; }
 [data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.5rem; }
 [data-testid="stSidebar"] { font-size: 20px; }
 @media (max-width: 600px) { .katex-display > .katex { font-size: 0.8em; } }
 """
-# A washed-out projector: every text black, links underlined.
+# A washed-out projector: every text black (captions are faded with opacity), links underlined.
 HIGH_CONTRAST_CSS = """
 [data-testid="stApp"], [data-testid="stApp"] * { color: #000000 !important; }
+[data-testid="stCaptionContainer"] { opacity: 1 !important; }
 [data-testid="stApp"] a { text-decoration: underline !important; }
 """
 

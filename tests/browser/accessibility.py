@@ -18,6 +18,7 @@ from helpers import require
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+WCAG_AAA = ["wcag2aaa"]  # among them 7:1 text contrast, which the high-contrast option meets
 
 # Every critical or serious failure, one per element, with where it is.
 RUN = """async tags => {
@@ -43,12 +44,13 @@ def require_axe() -> None:
     require(AXE.exists(), f"{AXE} not found: npm ci (package.json pins axe-core)")
 
 
-def failures(page) -> list[dict]:
-    """Every critical or serious WCAG 2.1 A/AA failure on the page, Streamlit's own kept."""
+def failures(page, tags: list[str] = WCAG_21_AA) -> list[dict]:
+    """Every critical or serious failure of the rules with these tags (WCAG 2.1 A/AA unless
+    told), Streamlit's own kept."""
     require_axe()
     if not page.evaluate("() => typeof axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    return page.evaluate(RUN, WCAG_21_AA)
+    return page.evaluate(RUN, tags)
 
 
 def streamlits_own(failure: dict) -> bool:
@@ -58,6 +60,6 @@ def streamlits_own(failure: dict) -> bool:
     )
 
 
-def violations(page) -> list[str]:
+def violations(page, tags: list[str] = WCAG_21_AA) -> list[str]:
     """The page's own failures, each as "rule: element", for an assertion to print."""
-    return [f"{f['rule']}: {f['html']}" for f in failures(page) if not streamlits_own(f)]
+    return [f"{f['rule']}: {f['html']}" for f in failures(page, tags) if not streamlits_own(f)]

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
-from accessibility import violations
+from accessibility import WCAG_AAA, violations
 from browser import (
     CHART_COUNTS,
     DESKTOP,
@@ -32,6 +32,7 @@ from playwright.sync_api import expect
 from ffn_core.init import init_weights
 from ffn_core.pretrained import Edit, cosine
 from ffn_core.weights_io import weights_to_npz
+from ffn_ui.display import IN_NUMBERS
 from ffn_ui.path import STEPS, TIERS
 from ffn_ui.real_model import DEFAULT
 
@@ -51,6 +52,9 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     no_exception(page)
     if name == "traps":
         expect(page.locator('[data-testid="stCode"]').last).to_contain_text("def ffn_forward_flat")
+    # every chart is followed by its numbers in words, as text a screen reader reads
+    words = page.locator('[data-testid="stText"]', has_text=IN_NUMBERS)
+    expect(words).to_have_count(CHART_COUNTS[name])
     for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(viewport)  # screenshot() waits for Plotly to re-lay out
         assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
@@ -133,11 +137,28 @@ TITLE_LINES = """() => {
 }"""
 
 
+# Where the first thing to look at starts: the first chart or diagram, or the first
+# prediction, which the figures after it wait for; and where that prediction ends.
+FIRST_TO_LOOK_AT = """() => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const figures = [...main.querySelectorAll('.js-plotly-plot, [data-testid="stGraphVizChart"]')];
+    const questions = [...main.querySelectorAll('[role="radiogroup"]')]
+        .filter(group => group.innerText.includes('not sure yet'))
+        .map(group => group.closest('[data-testid="stElementContainer"]'));
+    const first = [...figures, ...questions]
+        .map(el => [el.getBoundingClientRect(), figures.includes(el)])
+        .sort((a, b) => a[0].top - b[0].top)[0];
+    return first ? [first[0].top, first[0].bottom, first[1]] : null;
+}"""
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
-    """Opened by a ?presenter=true link at 1024 x 768: the sidebar starts closed, the title
-    takes at most two lines, and the charts' text (ticks, hover labels) grows with it."""
-    url = f"{server.url}/{PAGES[name]}?presenter=true"
+    """Opened by a ?presenter=true&contrast=true link at 1024 x 768: the sidebar starts
+    closed, the title takes at most two lines, the charts' text (ticks, hover labels) grows
+    with it, the first figure starts on the first screen (or the question it waits for is
+    on it), and every text reaches 7:1 contrast (WCAG AAA)."""
+    url = f"{server.url}/{PAGES[name]}?presenter=true&contrast=true"
     page, _ = open_page(browser, url, CHART_COUNTS[name], viewport=PROJECTOR)
     sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
     assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1
@@ -149,6 +170,12 @@ def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, brow
         ".map(k => gd._fullLayout[k].tickfont?.size).filter(size => size)])"  # hidden: none
     )
     assert all(min(sizes) >= 14 and sizes[:2] == [20, 20] for sizes in fonts), fonts
+    first = page.evaluate(FIRST_TO_LOOK_AT)
+    if name != "glossary":  # the one page with neither a figure nor a question
+        top, bottom, is_figure = first
+        assert top <= PROJECTOR["height"] - 168  # the figure's title and its top on screen
+        assert is_figure or bottom <= PROJECTOR["height"]  # or the whole question
+    assert violations(page, WCAG_AAA) == [], "high contrast: WCAG AAA"
     no_exception(page)
     page.close()
 

@@ -102,6 +102,28 @@ def test_presenter_mode_scales_an_insets_own_smaller_ticks_too():
     assert sizes == [10, 14]  # 10 × 20 / 14, as the rest of the chart's text grows
 
 
+def test_presenter_mode_tucks_the_intro_into_an_expander():
+    plain, presenting = open_page(NEURONS), open_page(NEURONS, {"presenter": "true"})
+    intro = plain.markdown[0].value
+    assert intro.startswith("Each token's vector is scored")
+    (about,) = [e for e in presenting.main.expander if e.label == "What this page is about"]
+    assert about.markdown[0].value == intro  # the same words, one click away
+    assert not [e for e in plain.main.expander if e.label == "What this page is about"]
+
+
+def test_high_contrast_draws_black_text_and_thicker_lines():
+    plain, bold = open_page(ACTIVATIONS), open_page(ACTIVATIONS, {"contrast": "true"})
+    specs = [json.loads(at.get("plotly_chart")[0].proto.spec) for at in (plain, bold)]
+    assert "color" not in specs[0]["layout"].get("font", {})
+    assert specs[1]["layout"]["font"]["color"] == "black"
+    for axis in ("xaxis", "yaxis"):
+        assert specs[1]["layout"][axis]["tickfont"]["color"] == "black"
+        assert specs[1]["layout"][axis]["linecolor"] == "black"
+    widths = [[t["line"]["width"] for t in spec["data"]] for spec in specs]
+    assert widths[1] == [1.5 * w for w in widths[0]]  # every curve, the inset's too
+    assert '[data-testid="stApp"] * { color: #000000 !important; }' in bold.get("html")[0].value
+
+
 def test_the_tokens_box_shows_the_sentences_word_count_and_is_locked():
     at = open_page(NEURONS, {"text": "one two three four five", "T": "9"})
     box = at.sidebar.number_input(key="T")
