@@ -20,9 +20,13 @@ from ffn_ui.url import bound_number, bound_select, bound_toggle
 
 INIT_OPTIONS = ("normal", "Xavier", "hand-edited", "uploaded")
 TOKEN_OPTIONS = ("sentence", "random", "edited")
-# On every page: the figure in numbers under each chart (st.text) set like a caption.
+# On every page: the figure in numbers under each chart (st.text) set like a caption; a link
+# in the page wraps rather than cutting its words off; and on a phone no chart toolbar,
+# which would sit on the chart's title (a tap still shows the values).
 PAGE_CSS = """
 [data-testid="stText"] { font-size: 0.875rem; }
+[data-testid="stMain"] [data-testid="stPageLink-NavLink"] span { white-space: normal; }
+@media (max-width: 600px) { .js-plotly-plot .modebar-container { display: none; } }
 """
 # A projector: larger text, and the first figure on the first screen (less padding).
 PRESENTER_CSS = """

@@ -46,6 +46,16 @@ def heatmap_shape(page) -> list[int] | None:
     )
 
 
+# Charts whose toolbar may show (on hover): none on a phone, where it would cover titles.
+TOOLBARS_SHOWN = """() => [...document.querySelectorAll('.js-plotly-plot .modebar-container')]
+    .filter(bar => getComputedStyle(bar).display !== 'none').length"""
+
+# The page's own links (Next: …) whose words do not fit their line.
+CUT_LINKS = """() => [...document.querySelectorAll(
+        '[data-testid="stMain"] [data-testid="stPageLink-NavLink"] span')]
+    .filter(label => label.scrollWidth > label.clientWidth + 1).map(label => label.innerText)"""
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     page, reruns = open_page(browser, f"{server.url}/{PAGES[name]}", CHART_COUNTS[name])
@@ -59,6 +69,8 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
         page.set_viewport_size(viewport)  # screenshot() waits for Plotly to re-lay out
         assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
         assert violations(page) == [], f"WCAG 2.1 AA, {label}"
+        assert page.evaluate(TOOLBARS_SHOWN) == (0 if label == "phone" else CHART_COUNTS[name])
+        assert page.evaluate(CUT_LINKS) == [], f"links cut off, {label}"
     # a projector: presenter mode at 1024 x 768, switched on by the address in this session
     page.set_viewport_size(PROJECTOR)
     change_address(page, reruns, "?presenter=true")
@@ -67,6 +79,7 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     no_exception(page)
     assert save_screenshot(page, f"{name}-projector").stat().st_size > 10_000
     assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a projector"
+    assert page.evaluate(CUT_LINKS) == [], "links cut off, presenter mode on a projector"
     page.set_viewport_size(PHONE)
     assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a phone"
     page.close()
