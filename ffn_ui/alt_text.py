@@ -101,7 +101,7 @@ def grid(fig: go.Figure, trace) -> str:
 
 
 def count(n: int, noun: str, title: str = "") -> str:
-    """ "1 row", "5 rows (token)"."""
+    """A count and its noun, with the axis's title if it has one: 1 row, 5 rows (token)."""
     text = f"{n} {noun}" if n == 1 else f"{n} {noun}s"
     return f"{text} ({title})" if title else text
 
@@ -134,8 +134,8 @@ def bar_series(fig: go.Figure, trace) -> str:
 
 
 def points(fig: go.Figure, trace) -> str:
-    """A line: where it starts and ends, its lowest and highest. Markers: each point when
-    there are few, else how many and their range."""
+    """A line: its lowest and highest points. Markers: each point when there are few, else
+    how many, their range on each axis, and the range of their colour scale."""
     y = np.asarray(trace.y, dtype=np.float64)
     x = positions(trace.x, len(y))
     name = trace.name or "points"
