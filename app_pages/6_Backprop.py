@@ -110,6 +110,13 @@ elif guessed:
         f"Computed in {dtype_name}. Blue: within 1e-6, a correct backward pass. Yellow: "
         "within 1e-4. Red: above."
     )
+    near = int(np.sum(np.abs(cache.h_pre) < eps)) if gate and not kink else 0
+    if near:  # the lesson's own x = [1, −1] puts neuron 1's score exactly on 0
+        st.caption(
+            f"{near} of the {cache.h_pre.size} scores h_pre {'is' if near == 1 else 'are'} "
+            "within ε of ReLU's kink at 0 already: a nudge of ±ε straddles the bend there, "
+            "so the check can report a large error for a correct backward pass."
+        )
     sample = sweep_sample(entries)
     sweep = eps_sweep(x, W1, b1_checked, W2, b2, toy.activation, dtype_name, 0, sample)
     if sample:

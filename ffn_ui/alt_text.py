@@ -15,15 +15,21 @@ import numpy as np
 import plotly.graph_objects as go
 
 MOST = 6  # items a list names before it says how many more there are
-MOST_TRACES = 8  # traces described; a figure with more counts the rest
+MOST_TRACES = 8  # traces described; a figure with more says how many are left out
+BARS = 12  # bars named one by one; past that, the largest and the smallest
 
 
 def number(value: float) -> str:
-    """3 significant digits, and a real minus sign, which screen readers say as "minus"."""
+    """3 significant digits (a count of thousands in full, 5,770, not 5.77e+03), and a real
+    minus sign, which screen readers say as "minus"."""
     value = float(value)
     if value == 0:
         return "0"
-    return f"{value:.3g}".replace("-", "−")
+    if 1000 <= abs(value) < 1e15:
+        text = f"{float(f'{value:.3g}'):,.0f}"
+    else:
+        text = f"{value:.3g}"
+    return text.replace("-", "−")
 
 
 def label(value) -> str:
@@ -66,10 +72,12 @@ def describe(fig: go.Figure) -> str:
     if isinstance(fig.layout.meta, dict) and "alt" in fig.layout.meta:
         return " ".join([*sentences, fig.layout.meta["alt"]])
     traces = [t for t in fig.data if t.type in DESCRIBERS]
-    for trace in traces[:MOST_TRACES]:
+    if len(traces) > MOST_TRACES:  # the last one is kept: often the sum the others make
+        left_out = len(traces) - MOST_TRACES
+        traces = [*traces[: MOST_TRACES - 1], traces[-1]]
+        sentences.append(f"(Below, {left_out} of the series are left out.)")
+    for trace in traces:
         sentences.append(DESCRIBERS[trace.type](fig, trace))
-    if len(traces) > MOST_TRACES:
-        sentences.append(f"And {len(traces) - MOST_TRACES} more series.")
     return " ".join(s for s in sentences if s)
 
 
@@ -86,18 +94,40 @@ def grid(fig: go.Figure, trace) -> str:
     parts = [f"A grid of {what}, {size[0]} by {size[1]}"]
     shown = np.isfinite(z)
     if not shown.all():
-        counts = [f"{label(r)} {n} of {len(cols)}" for r, n in zip(rows, shown.sum(1), strict=True)]
-        parts.append(f"cells coloured per row (the rest are blank): {listed(counts)}")
+        counts = [
+            f"{label(r)}: {n} of the {len(cols)} drawn"
+            for r, n in zip(rows, shown.sum(1), strict=True)
+        ]
+        parts.append(f"coloured cells per row (the rest are blank): {listed(counts)}")
     text = np.asarray(trace.text if trace.text is not None else [], dtype=object)
     marked = text.reshape(z.shape) != "" if text.size == z.size else None
     if marked is not None and not np.array_equal(marked, ~shown):  # not just blank-cell dots
         parts.append(cell_texts(text.reshape(z.shape), cols))
+    zeros = int(np.sum(z[shown] == 0))
+    if zeros and scaled:
+        parts.append(f"{number(zeros)} of {number(z.size)} cells are exactly 0")
     if shown.any() and scaled:
-        for word, pick, fill in (("largest", np.argmax, -np.inf), ("smallest", np.argmin, np.inf)):
-            r, c = np.unravel_index(pick(np.where(shown, z, fill)), z.shape)
-            where = f"{row_title} {label(rows[r])}, {col_title} {label(cols[c])}"
-            parts.append(f"{word} {number(z[r, c])} at {where.strip()}")
+        values = z[shown]
+        if values.min() == values.max():
+            parts.append(f"every coloured cell is {number(values[0])}")
+        else:
+            for word, pick, fill in (
+                ("largest", np.argmax, -np.inf),
+                ("smallest", np.argmin, np.inf),
+            ):
+                r, c = np.unravel_index(pick(np.where(shown, z, fill)), z.shape)
+                where = cell(rows[r], cols[c], row_title, col_title)
+                parts.append(f"{word} {number(z[r, c])} at {where}")
     return "; ".join(parts) + "."
+
+
+def cell(row, col, row_title: str, col_title: str) -> str:
+    """Where a cell is: "token 2: cat, hidden neuron n7" for named rows and columns, and
+    "(gate, up) = (3, −3)", x first, for a grid over numbers."""
+    if not isinstance(row, str) and not isinstance(col, str):
+        names = f"({col_title or 'x'}, {row_title or 'y'}) = " if col_title or row_title else ""
+        return f"{names}({label(col)}, {label(row)})"
+    return ", ".join(f"{t} {label(v)}".strip() for t, v in ((row_title, row), (col_title, col)))
 
 
 def count(n: int, noun: str, title: str = "") -> str:
@@ -109,25 +139,28 @@ def count(n: int, noun: str, title: str = "") -> str:
 def cell_texts(text: np.ndarray, cols: list) -> str:
     """What the cells' own words say: cell by cell along a single row, else counted."""
     if text.shape[0] == 1:
-        cells = [f"{label(c)}: {t}" for c, t in zip(cols, text[0], strict=True)]
+        cells = [f"{label(c)}: {t}" for c, t in zip(cols, text[0], strict=True) if str(t).strip()]
         return f"cells read {listed(cells)}"
     words, counts = np.unique([str(t) for t in text.ravel() if str(t).strip()], return_counts=True)
     return "cells marked " + listed([f"{w} {n}" for w, n in zip(words, counts, strict=True)])
 
 
 def bar_series(fig: go.Figure, trace) -> str:
-    """Bars: every value when there are few, else the largest and smallest."""
+    """Bars: every value when there are few, else the largest and smallest; bins on a
+    number axis (a histogram): the tallest."""
     horizontal = trace.orientation == "h"
     values = np.asarray(trace.x if horizontal else trace.y, dtype=np.float64)
     names = positions(trace.y if horizontal else trace.x, len(values))
     lead = f"{trace.name}: " if trace.name else "Bars: "
-    if all(isinstance(n, str) for n in names):
-        pairs = [f"{n} ({number(v)})" for n, v in zip(names, values, strict=True)]
-    else:  # bars at numbers on an axis (a histogram's bins)
-        pairs = [f"at {label(n)}: {number(v)}" for n, v in zip(names, values, strict=True)]
-    if len(values) <= MOST:
-        return lead + ", ".join(pairs) + "."
+    if len(values) and values.min() == values.max():
+        return f"{lead}{len(values)} bars, every one {number(values[0])}."
     order = np.argsort(-values, kind="stable")
+    if not all(isinstance(n, str) for n in names):  # bars at numbers on an axis: bins
+        tallest = [f"at {label(names[i])}: {number(values[i])}" for i in order[:3]]
+        return f"{lead}{len(values)} bins; the tallest {', '.join(tallest)}."
+    pairs = [f"{n} ({number(v)})" for n, v in zip(names, values, strict=True)]
+    if len(values) <= BARS:
+        return lead + ", ".join(pairs) + "."
     top = ", ".join(pairs[i] for i in order[:3])
     bottom = ", ".join(pairs[i] for i in order[::-1][:2])
     return f"{lead}{len(values)} bars; largest {top}; smallest {bottom}."
@@ -142,11 +175,8 @@ def points(fig: go.Figure, trace) -> str:
     if not np.isfinite(y).any():
         return f"{name}: no finite values."
     if "lines" in (trace.mode or "lines") and len(y) > 2:
-        low, high = int(np.nanargmin(y)), int(np.nanargmax(y))
-        return (
-            f"{name}: lowest {number(y[low])} {at(fig, trace, x[low])}, "
-            f"highest {number(y[high])} {at(fig, trace, x[high])}."
-        )
+        ends = [extreme(fig, trace, x, y, word, pick) for word, pick in EXTREMES]
+        return f"{name}: {ends[0]}, {ends[1]}."
     coordinates = [f"({label(a)}, {number(b)})" for a, b in zip(x, y, strict=True)]
     if len(y) <= MOST:
         return f"{name}: {', '.join(coordinates)}."
@@ -163,6 +193,21 @@ def points(fig: go.Figure, trace) -> str:
         bar = trace.marker.colorbar.title.text or "colour"
         sentence += f", {bar} from {number(shade.min())} to {number(shade.max())}"
     return sentence + "."
+
+
+EXTREMES = (("lowest", np.nanmin), ("highest", np.nanmax))
+
+
+def extreme(fig: go.Figure, trace, x: list, y: np.ndarray, word: str, pick) -> str:
+    """Where a line is lowest or highest: at one place (lowest −0.17 at z = −0.75), over a
+    flat stretch (lowest 0 from z = −4 to 0), or at separate places (at −2.7 and 2.7)."""
+    hits = np.flatnonzero(y == pick(y))
+    where = at(fig, trace, x[hits[0]])
+    if len(hits) > 1 and hits[-1] - hits[0] == len(hits) - 1:  # one stretch
+        where = where.replace("at ", "from ", 1) + f" to {label(x[hits[-1]])}"
+    elif len(hits) > 1:
+        where += f" and {listed([label(x[i]) for i in hits[1:]])}"
+    return f"{word} {number(y[hits[0]])} {where}"
 
 
 DESCRIBERS = {

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ffn_ui.alt_text import listed, number
+
 # Okabe-Ito: distinguishable with the common kinds of colour blindness. Every palette here is
 # checked under simulated colour-vision deficiencies in tests/ui/test_colour_vision.py.
 COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
@@ -199,10 +201,19 @@ def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:
         "showarrow": False,
         "xanchor": "left",
     }
+    zeros, above = int(np.sum(finite == 0)), int(np.sum(finite > threshold))
+    alt = (
+        f"{number(finite.size)} activations: {number(zeros)} exactly 0, {number(above)} above "
+        f"the dashed line at {number(threshold)} (fires above); the smallest "
+        f"{number(finite.min())}, the largest {number(finite.max())}."
+        if finite.size
+        else "No finite activations."
+    )
     return figure(
         [bar],
         320,
         title=title,
+        meta={"alt": alt},
         xaxis={"title": "activation"},
         yaxis={"title": "count"},
         shapes=[line_at(x=threshold, dash="dash")],
@@ -256,12 +267,30 @@ def neuron_writes_figure(
     return figure(
         data,
         400,
+        meta={"alt": writes_in_words(parts, out, neuron_labels, coord_labels, b2)},
         barmode="relative",
         xaxis={"title": "output coordinate", "type": "category"},
         yaxis={"title": "amount written"},
         legend={"orientation": "h", "y": -0.25},
         shapes=[line_at(y=0, **ZERO_LINE)],
     )
+
+
+def writes_in_words(parts, out, neuron_labels, coord_labels, b2=None) -> str:
+    """The output, coordinate by coordinate with its largest writer; then what b2 adds."""
+    coords = []
+    for c, name in enumerate(coord_labels):
+        if not len(parts):
+            coords.append(f"{name} = {number(out[c])} (no neuron writes)")
+            continue
+        k = int(np.argmax(np.abs(parts[:, c])))
+        largest = f"{neuron_labels[k]} writes the most, {number(parts[k, c])}"
+        coords.append(f"{name} = {number(out[c])} ({largest})")
+    text = f"The output, the sum of what the neurons write: {listed(coords)}."
+    if b2 is not None:
+        adds = "0 everywhere" if not np.any(b2) else listed([number(v) for v in b2])
+        text += f" b2 adds {adds}."
+    return text
 
 
 def arrow(tail: tuple[float, float], tip: tuple[float, float], colour: str) -> dict:
@@ -318,13 +347,23 @@ def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Fi
     points = np.vstack([tails, tips, [[0, 0]]])
     pad = 0.15 * max(1.0, float(np.abs(points).max()))
     lo, hi = points.min(axis=0) - pad, points.max(axis=0) + pad
+    writes = [f"{name} writes {pair(step)}" for name, step in zip(labels, parts, strict=True)]
+    alt = (
+        f"Tip to tail from (0, 0): {listed(writes)}; b2 adds {pair(b2)}; the output ends "
+        f"at {pair(tips[-1])}."
+    )
     return figure(
         data,
         420,
+        meta={"alt": alt},
         annotations=arrows,
         xaxis={"range": [lo[0], hi[0]], "title": "out₁", "zeroline": True},
         yaxis={"range": [lo[1], hi[1]], "title": "out₂", "zeroline": True, "scaleanchor": "x"},
     )
+
+
+def pair(v) -> str:
+    return f"({number(v[0])}, {number(v[1])})"
 
 
 def grouped_bars(series: dict[str, np.ndarray], coord_labels: list[str], title: str) -> go.Figure:
@@ -359,7 +398,7 @@ def matrix_heatmap(
         x=cols,
         y=rows,
         **diverging(values),
-        colorbar={"thickness": 12},
+        colorbar={"title": what, "thickness": 12},
         hovertemplate=f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>",
     )
     return figure(
@@ -535,9 +574,15 @@ def routing_heatmap(
         colorbar={"title": "probability", "thickness": 12},
         hovertemplate="token %{y} → %{x}: probability %{z:.3f}<extra></extra>",
     )
+    picks = [
+        f"{token} → {', '.join(e for e, c in zip(expert_labels, row, strict=True) if c)}"
+        for token, row in zip(token_labels, chosen, strict=True)
+    ]
+    alt = f"The experts each token is sent to (●): {listed(picks)}."
     return figure(
         [heatmap],
         min(900, max(300, 80 + 30 * len(token_labels))),
+        meta={"alt": alt},
         yaxis={"autorange": "reversed", "type": "category", "title": "token"},
         xaxis={"type": "category", "title": "expert (● chosen)"},
     )
@@ -625,9 +670,9 @@ def half_planes(keys: np.ndarray, x: np.ndarray, limit: float = 3.0) -> go.Figur
         )
     )
     span = [-edge, edge]
+    sides = {1: "inside it", 0: "on its edge (score 0: it does not fire)", -1: "outside it"}
     where = [
-        f"neuron {k + 1} fires where {score_text(key)} > 0, and x is "
-        f"{'inside' if key @ x > 0 else 'outside'} it"
+        f"neuron {k + 1} fires where {score_text(key)} > 0, and x is {sides[np.sign(key @ x)]}"
         for k, key in enumerate(keys)
     ]
     at = ", ".join(f"{v:g}".replace("-", "−") for v in x)
@@ -780,7 +825,14 @@ def loss_and_recall(losses: np.ndarray, recall: np.ndarray) -> go.Figure:
     a recall of 0 is drawn at 10⁻³."""
     steps = np.arange(1, len(losses) + 1)
     series = {"loss": losses, "recall": np.maximum(recall, 1e-3)}
-    return log_lines(steps, series, "training", "step", "loss / recall")
+    fig = log_lines(steps, series, "training", "step", "loss / recall")
+    best = int(np.argmax(recall >= recall[-1])) + 1  # the first step at the final recall
+    fig.layout.meta = {
+        "alt": f"The loss falls from {number(losses[0])} at step 1 to {number(losses[-1])} "
+        f"at step {len(losses)}; recall goes from {recall[0]:.0%} at step 1 to "
+        f"{recall[-1]:.0%}, first reached at step {best}."
+    }
+    return fig
 
 
 def largest_shares(shares: np.ndarray, names: list[str], word: str, most: int = 30) -> go.Figure:
@@ -879,7 +931,21 @@ def lens_strip(blocks: list[str], tops: list[str], p_target: np.ndarray, word: s
         + " %{z:.3f}<extra></extra>",
         xgap=1,
     )
-    return figure([cells], 170, xaxis={"title": "after block", "type": "category"})
+    first = next((b for b, top in zip(blocks, tops, strict=True) if top == word), None)
+    on_top = (
+        f"{word} first comes out on top after block {first}"
+        if first
+        else (f"{word} never comes out on top")
+    )
+    late = [f"{b}: {t}" for b, t in zip(blocks[-4:], tops[-4:], strict=True)]
+    alt = (
+        f"{on_top}; p({word}) is {number(p_target[-1])} after the last block, "
+        f"{number(p_target.max())} at most. The top token after the last blocks: "
+        f"{', '.join(late)}."
+    )
+    return figure(
+        [cells], 170, meta={"alt": alt}, xaxis={"title": "after block", "type": "category"}
+    )
 
 
 def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:

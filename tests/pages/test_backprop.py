@@ -10,6 +10,7 @@ import pytest
 from helpers import (
     ANSWERS,
     BACKPROP,
+    click,
     decode,
     expected_default_model,
     open_page,
@@ -137,3 +138,12 @@ def test_the_relu_exercise_asks_about_dw1_then_shows_the_flat_loss_and_the_kink(
     kink = json.loads(at.get("plotly_chart")[-1].proto.spec)["layout"]["shapes"][0]["x0"]
     flat = s < kink - 1e-3
     assert np.ptp(loss[flat]) < 1e-5 and np.ptp(loss[~flat]) > 1e-3  # flat, then it moves
+
+
+def test_a_score_already_on_the_kink_is_named_under_the_check():
+    at = backprop()
+    click(at, "Lesson")  # the sidebar's lesson: x = [1, −1], so neuron 1 scores exactly 0
+    captions = " ".join(c.value for c in at.caption)
+    assert "1 of the 2 scores h_pre is within ε of ReLU's kink at 0 already" in captions
+    assert max(check_table(at).values()) > 1e-4  # and the check does report a large error
+    assert "kink at 0 already" not in " ".join(c.value for c in backprop().caption)

@@ -122,7 +122,7 @@ def test_the_heatmap_in_numbers_counts_who_fires_per_token_and_names_the_stronge
     (words,) = [t.value for t in at.text if "hidden neuron" in t.value]
     for t, word in enumerate(["the", "cat", "sat", "on", "the", "mat"]):
         fired = sum(1 for j in range(16) if h[t, j] > 0)
-        assert f"{t + 1}: {word} {fired} of 16" in words
+        assert f"{t + 1}: {word}: {fired} of the 16 drawn" in words
     t, j = max(((t, j) for t in range(6) for j in range(16)), key=lambda tj: h[tj])
     assert f"largest {h[t, j]:.3g} at token {t + 1}: " in words
     assert f"hidden neuron n{j + 1};" in words
