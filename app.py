@@ -1,15 +1,19 @@
 """FFN Explorer: run with `streamlit run app.py`.
 
 The pages, in the learning path's order and tiers (ffn_ui/path.py). Streamlit draws them as
-the sidebar's menu, once per run, and runs the page a link or a click asks for.
+the sidebar's menu, once per run, and runs the page a link or a click asks for, unless a
+student follows a class: then the teacher's page (ffn_ui/classroom.py).
 """
 
 import streamlit as st
 
+from ffn_ui.classroom import catch_up
 from ffn_ui.path import HOME, TIERS
 
 pages = {
     tier: [st.Page(step.page, title=step.label, default=step.page == HOME) for step in steps]
     for tier, steps in TIERS.items()
 }
-st.navigation(pages, expanded=True).run()
+page = st.navigation(pages, expanded=True)
+catch_up(page.title)  # a student following a class takes the teacher's page and settings
+page.run()

@@ -12,6 +12,7 @@ import streamlit as st
 
 from ffn_core.init import lesson_example
 from ffn_ui import editing
+from ffn_ui.classroom import class_controls
 from ffn_ui.files import show_upload_result, weight_files
 from ffn_ui.inputs import model_weights, tokens
 from ffn_ui.server import configure_process, hand_back_freed_memory
@@ -91,6 +92,7 @@ def setup(
         st.markdown(intro)
     show_upload_result()
     presets(sidebar, presenter)
+    class_controls(sidebar, presenter)
 
     if tuck_model:  # a page with an example of its own keeps the shared model out of sight
         sidebar = sidebar.expander("The model the other pages share")

@@ -395,7 +395,8 @@ def test_real_model_sections_open_on_a_click_then_follow_the_layer(server, brows
     shows(page, "layer 3's FFN output is h_j × (row j of W2)")
     nudge_slider(page, reruns, "layer")  # 3 -> 4: both sections stay open and follow it
     shows(page, "layer 4's FFN output is h_j × (row j of W2)")
-    expect(page.get_by_text("activation × gradient, layer 4")).to_have_count(1)
+    chart_titles = page.locator(".js-plotly-plot").get_by_text("activation × gradient, layer 4")
+    expect(chart_titles).to_have_count(1)  # (the figure in numbers under it says it too)
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"] + 2)
     page.close()
 

@@ -43,15 +43,18 @@ SENTENCES = [
     "1, 2, 3",
 ]
 KEYS = ["ArrowRight", "ArrowLeft", "Home", "End", "PageUp", "PageDown"]
+# Buttons the walk leaves alone: a class's page polls twice a second, so it is never idle
+# (tests/browser/test_browser_classroom.py walks a class through its own steps).
+NOT_WALKED = ["Start a class"]
 EXCEPTION = '[data-testid="stException"]'
 # The indices of the elements matching a selector that a person could use: shown, with a
 # size, and neither disabled nor inside something disabled (Playwright's own rules).
-USABLE = """selector => [...document.querySelectorAll(selector)].flatMap((el, i) => {
+USABLE = """([selector, left]) => [...document.querySelectorAll(selector)].flatMap((el, i) => {
     // checkVisibility also sees what a closed expander (<details>) hides from view
     const shown = el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true})
         && el.getClientRects().length > 0;
     const disabled = el.disabled || el.closest('[aria-disabled="true"], fieldset[disabled]');
-    return shown && !disabled ? [i] : [];
+    return shown && !disabled && !left.includes(el.innerText.trim()) ? [i] : [];
 })"""
 
 
@@ -92,7 +95,7 @@ class Walker:
         to the browser per kind rather than two per control."""
         found = []
         for kind, selector in CONTROLS.items():
-            usable = self.page.evaluate(USABLE, selector)
+            usable = self.page.evaluate(USABLE, [selector, NOT_WALKED])
             found += [(kind, self.page.locator(selector).nth(i)) for i in usable]
         return found
 
@@ -153,7 +156,10 @@ class Walker:
                     raise
                 self.page.keyboard.press("Escape")
                 self.wait_after(self.reruns.finished)
-        choice = self.rng.choice(options.all())
+        choices = options.all()
+        if not choices:  # a rerun closed the list between its opening and this look
+            raise PlaywrightError("the list closed before a choice")
+        choice = self.rng.choice(choices)
         text = choice.inner_text()
         choice.click()
         return text

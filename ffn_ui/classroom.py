@@ -1,0 +1,194 @@
+"""Classroom mode: a teacher starts a class, and every student who follows sees the
+teacher's page and settings within a couple of seconds.
+
+    app.py:     page = st.navigation(...); catch_up(page.title); page.run()
+    setup():    class_controls(sidebar, presenter)
+
+The class code is a control bound to the URL (`?room=…`), so a join link opens the class
+and every page keeps it. The teacher's key stays in the teacher's session, never in a URL:
+only that session can change what the room shows (ffn_ui/room_store.py checks it). The
+teacher's page publishes its settings from a polling fragment; a student's polling
+fragment sees a newer version and reruns the app, and `catch_up` copies the settings in
+before any control is drawn, then opens the teacher's page.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+
+from ffn_ui.path import STEPS
+from ffn_ui.room_store import (
+    CODE_PATTERN,
+    ClassConnectionError,
+    MemoryRoomStore,
+    RedisRoomStore,
+    RoomError,
+)
+from ffn_ui.url import REGISTRY_KEY, bound_text, bound_toggle, literal
+
+ROOM = "room"  # the class code's control and URL key
+FOLLOW = "follow"  # the student's "follow the teacher" toggle
+TEACHER = "class_teacher_key"  # session only: the key of the class this session teaches
+APPLIED = "class_version"  # session only: the room's version this session last copied in
+SHOWN = "class_page"  # session only: the title of the page this run shows
+OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
+TEACHER_SECONDS = 0.5  # how often the teacher's page publishes its settings
+STUDENT_SECONDS = 1.0  # how often a student's page looks for a newer version
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def store() -> MemoryRoomStore | RedisRoomStore:
+    """The rooms: in Redis when FFN_REDIS_URL is set (several server processes), else in
+    this process (Streamlit Community Cloud runs one)."""
+    url = os.environ.get("FFN_REDIS_URL")
+    return RedisRoomStore(url) if url else MemoryRoomStore()
+
+
+def teaching(code: str) -> bool:
+    return bool(code) and st.session_state.get(TEACHER, ("", ""))[0] == code
+
+
+def settings() -> dict[str, object]:
+    """This session's bound settings a class follows: not its own display or guesses."""
+    state = st.session_state
+    return {
+        key: state[key]
+        for key in state.get(REGISTRY_KEY, {})
+        if key in state and key not in OWN and not key.startswith("guess")
+        and isinstance(state[key], str | int | float | bool | list)
+    }  # fmt: skip
+
+
+def catch_up(title: str) -> None:
+    """Before the page runs: a following student takes the teacher's newer settings and
+    page. Anything wrong with the class is said later, by class_controls."""
+    state = st.session_state
+    state[SHOWN] = title
+    code = state.get(ROOM) or st.query_params.get(ROOM, "")
+    if not CODE_PATTERN.fullmatch(code or "") or teaching(code) or not state.get(FOLLOW, True):
+        return
+    try:
+        version, view = store().view(code)
+    except (RoomError, ClassConnectionError):
+        return
+    if version <= state.get(APPLIED, 0):
+        return
+    state[APPLIED] = version
+    for key, value in view.get("settings", {}).items():
+        if key not in OWN and state.get(key) != value:
+            state[key] = value
+    page = next((s.page for s in STEPS if s.label == view.get("page")), None)
+    if page and view.get("page") != title:
+        st.switch_page(page, query_params={ROOM: code})  # the code's control is not drawn yet
+
+
+def start_class() -> None:
+    try:
+        code, key = store().create()
+    except (RoomError, ClassConnectionError) as err:
+        st.session_state["class_problem"] = str(err)
+        return
+    st.session_state.update({TEACHER: (code, key), ROOM: code})
+
+
+def class_controls(sidebar, presenter: bool) -> None:
+    """The sidebar's class section, and on the page, what the class needs to see."""
+    sidebar.subheader("Class")
+    code = bound_text(
+        "class code",
+        ROOM,
+        "",
+        16,
+        sidebar,
+        help="A teacher's join link fills it in; empty, you explore alone.",
+    )
+    problem = st.session_state.pop("class_problem", "")
+    if problem:
+        st.warning(problem)
+    if not code:
+        sidebar.button(
+            "Start a class",
+            on_click=start_class,
+            help="Students open the join link or scan the code, then follow your page live.",
+        )
+        return
+    if not CODE_PATTERN.fullmatch(code):
+        st.info(f"{literal(code)} is not a class code; the app works as usual.")
+        return
+    if not reachable(code):
+        return
+    if teaching(code):
+        join_panel(code, presenter)
+        publish(code)
+    else:
+        following = bound_toggle(
+            "Follow the teacher", FOLLOW, True, sidebar, help="Untick to explore alone."
+        )
+        watch(code, following)
+
+
+def reachable(code: str) -> bool:
+    """Whether the class is there; if not, a note, and the app works as usual."""
+    try:
+        if store().exists(code):
+            return True
+        st.info(
+            f"The class {literal(code)} has ended, or its code is wrong; the app works as usual."
+        )
+    except ClassConnectionError as err:
+        st.warning(f"{err} Your own pages work as usual.")
+    return False
+
+
+def join_link(code: str) -> str:
+    parts = urlsplit(st.context.url or "http://localhost:8501/")
+    return f"{parts.scheme}://{parts.netloc}/?{ROOM}={code}"
+
+
+def join_panel(code: str, presenter: bool) -> None:
+    link = join_link(code)
+    with st.expander(f"Class {literal(code)}: students join at {literal(link)}", expanded=True):
+        left, right = st.columns([1, 2])
+        left.image(segno.make(link, error="m").svg_inline(scale=8 if presenter else 5))
+        right.markdown(f"Open {literal(link)} or scan the code. Class code: {literal(code)}.")
+        right.caption("A student who ticks “Follow the teacher” sees this page and its settings.")
+
+
+@st.fragment(run_every=TEACHER_SECONDS)
+def publish(code: str) -> None:
+    """The teacher's page and settings, sent to the room when they change."""
+    key = st.session_state[TEACHER][1]
+    view = {"page": st.session_state.get(SHOWN, ""), "settings": settings()}
+    try:
+        version = store().show(code, key, view)
+    except ClassConnectionError as err:
+        st.warning(f"{err} Your page works as usual.")
+        return
+    except RoomError as err:
+        st.warning(str(err))
+        return
+    st.caption(f"Your class sees this page (update {version}).")
+
+
+@st.fragment(run_every=STUDENT_SECONDS)
+def watch(code: str, following: bool) -> None:
+    """A student's page: when the teacher changed something, rerun to catch up."""
+    try:
+        version, view = store().view(code)
+    except ClassConnectionError as err:
+        st.warning(f"{err} Your own page works as usual.")
+        return
+    except RoomError as err:
+        st.info(str(err))
+        return
+    if following and version > st.session_state.get(APPLIED, 0):
+        st.rerun()
+    where = view.get("page") or "Home"
+    st.caption(
+        f"Class {literal(code)}: the teacher is on {where}."
+        + ("" if following else " You are exploring alone.")
+    )

@@ -1,0 +1,109 @@
+"""Classroom mode in AppTest: a teacher's session and students' sessions, in one process
+sharing the in-process room store, as they do on one server.
+
+AppTest does not run timers, so where a browser's polling fragment would rerun on its own
+(every 0.5 s for the teacher, every second for a student), the test runs the session.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import NEURONS, open_page
+
+from ffn_ui.classroom import APPLIED, TEACHER, store
+from ffn_ui.room_store import NotTeacherError
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+def start_class(page=NEURONS):
+    """A teacher's session that has pressed "Start a class": (session, code, key)."""
+    teacher = open_page(page)
+    (start,) = [b for b in teacher.sidebar.button if b.label == "Start a class"]
+    start.click().run()
+    assert not teacher.exception
+    code, key = teacher.session_state[TEACHER]
+    return teacher, code, key
+
+
+def set_d_ff(at, value: int):
+    at.sidebar.number_input(key="d_ff").set_value(value).run()
+    assert not at.exception
+
+
+def test_starting_a_class_shows_the_join_link_and_a_qr_code():
+    teacher, code, key = start_class()
+    assert len(code) == 16 and len(key) >= 32 and key not in str(teacher.query_params)
+    (panel,) = [e for e in teacher.main.expander if e.label.startswith("Class")]
+    assert code in panel.label and f"/?room={code}" in panel.label
+    assert panel.get("image")  # the QR code
+    assert teacher.query_params["room"] == code  # the teacher's own link names the class
+    version, view = store().view(code)
+    assert version == 1 and view["page"] == "Neurons" and view["settings"]["d_ff"] == 16
+
+
+def test_a_student_who_follows_gets_the_teachers_page_and_settings():
+    teacher, code, _ = start_class()
+    set_d_ff(teacher, 24)
+    student = open_page(None, {"room": code})  # the join link opens Home
+    assert not student.exception
+    assert student.title[0].value.startswith("Neurons")  # the teacher's page
+    assert student.session_state["d_ff"] == 24
+    assert student.session_state[APPLIED] == store().view(code)[0]
+    set_d_ff(teacher, 32)
+    student.run()  # what the student's polling fragment does when it sees update 3
+    assert student.session_state["d_ff"] == 32
+    assert any("the teacher is on Neurons" in c.value for c in student.caption)
+
+
+def test_a_student_who_unfollows_explores_alone_and_catches_up_on_following_again():
+    teacher, code, _ = start_class()
+    student = open_page(NEURONS, {"room": code})
+    student.sidebar.toggle(key="follow").set_value(False).run()
+    set_d_ff(student, 8)
+    set_d_ff(teacher, 40)
+    student.run()
+    assert student.session_state["d_ff"] == 8
+    assert any("You are exploring alone" in c.value for c in student.caption)
+    student.sidebar.toggle(key="follow").set_value(True).run()
+    assert student.session_state["d_ff"] == 40
+
+
+def test_a_students_own_display_and_guesses_are_not_followed():
+    teacher, code, _ = start_class()
+    teacher.sidebar.toggle(key="presenter").set_value(True).run()
+    teacher.radio(key="guess_rows").set_value("no").run()
+    set_d_ff(teacher, 20)
+    student = open_page(NEURONS, {"room": code})
+    assert student.session_state["d_ff"] == 20
+    assert not student.session_state["presenter"]
+    assert student.session_state["guess_rows"] == "not sure yet"
+
+
+def test_a_student_cannot_change_what_the_class_sees():
+    _, code, _ = start_class()
+    before = store().view(code)
+    student = open_page(NEURONS, {"room": code})
+    set_d_ff(student, 64)  # the student's own page changes ...
+    assert store().view(code) == before  # ... the class's does not
+    assert TEACHER not in student.session_state
+    with pytest.raises(NotTeacherError):  # the teacher's message, replayed without the key
+        store().show(code, "", {"page": "Backprop", "settings": {"d_ff": 64}})
+    assert store().view(code) == before
+
+
+@pytest.mark.parametrize(
+    "code, note",
+    [
+        ("A" * 16, "has ended, or its code is wrong"),  # well formed, no such class
+        ("not-a-code!", "is not a class code"),
+        ("**bold** [x](y)", "is not a class code"),
+    ],
+)
+def test_an_unknown_or_malformed_class_code_gets_a_note_and_the_normal_app(code, note):
+    at = open_page(NEURONS, {"room": code})
+    assert not at.exception
+    assert any(note in i.value for i in at.info)
+    assert at.get("plotly_chart")  # the page as usual
+    if "**" in code:  # quoted as literal text, never rendered
+        assert any("`**bold** [x](y)`" in i.value for i in at.info)
