@@ -159,33 +159,35 @@ def join_panel(code: str, presenter: bool) -> None:
         right.caption("A student who ticks “Follow the teacher” sees this page and its settings.")
 
 
+def asked(call, *args):
+    """call(*args) on the room store; if the class is gone or out of reach, a note on the
+    page and None, and the page goes on as usual."""
+    try:
+        return call(*args)
+    except ClassConnectionError as err:
+        st.warning(f"{err} Your own page works as usual.")
+    except RoomError as err:
+        st.info(str(err))
+    return None
+
+
 @st.fragment(run_every=TEACHER_SECONDS)
 def publish(code: str) -> None:
     """The teacher's page and settings, sent to the room when they change."""
     key = st.session_state[TEACHER][1]
     view = {"page": st.session_state.get(SHOWN, ""), "settings": settings()}
-    try:
-        version = store().show(code, key, view)
-    except ClassConnectionError as err:
-        st.warning(f"{err} Your page works as usual.")
-        return
-    except RoomError as err:
-        st.warning(str(err))
-        return
-    st.caption(f"Your class sees this page (update {version}).")
+    version = asked(store().show, code, key, view)
+    if version is not None:
+        st.caption(f"Your class sees this page (update {version}).")
 
 
 @st.fragment(run_every=STUDENT_SECONDS)
 def watch(code: str, following: bool) -> None:
     """A student's page: when the teacher changed something, rerun to catch up."""
-    try:
-        version, view = store().view(code)
-    except ClassConnectionError as err:
-        st.warning(f"{err} Your own page works as usual.")
+    seen = asked(store().view, code)
+    if seen is None:
         return
-    except RoomError as err:
-        st.info(str(err))
-        return
+    version, view = seen
     if following and version > st.session_state.get(APPLIED, 0):
         st.rerun()
     where = view.get("page") or "Home"
