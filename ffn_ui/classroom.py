@@ -87,12 +87,17 @@ def catch_up(title: str) -> None:
 
 
 def start_class() -> None:
+    """A new room for this session, or the one it already teaches: one room per session."""
+    state = st.session_state
     try:
-        code, key = store().create()
+        if TEACHER in state and store().exists(state[TEACHER][0]):
+            code, key = state[TEACHER]
+        else:
+            code, key = store().create()
     except (RoomError, ClassConnectionError) as err:
-        st.session_state["class_problem"] = str(err)
+        state["class_problem"] = str(err)
         return
-    st.session_state.update({TEACHER: (code, key), ROOM: code})
+    state.update({TEACHER: (code, key), ROOM: code})
 
 
 def class_controls(sidebar, presenter: bool) -> None:

@@ -131,3 +131,13 @@ def test_with_redis_a_lost_connection_is_said_and_the_class_recovers(redis_serve
     student.run()
     assert student.session_state["d_ff"] == 44
     assert not [w for w in student.warning if "Class connection lost" in w.value]
+
+
+def test_a_teacher_who_leaves_the_class_and_starts_again_gets_the_same_room():
+    teacher, code, key = start_class()
+    teacher.sidebar.text_input(key="room").set_value("").run()  # leaves: exploring alone
+    assert not teacher.exception
+    (start,) = [b for b in teacher.sidebar.button if b.label == "Start a class"]
+    start.click().run()
+    assert teacher.session_state[TEACHER] == (code, key)  # one room per session
+    assert teacher.session_state["room"] == code
