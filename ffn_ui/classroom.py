@@ -35,6 +35,8 @@ FOLLOW = "follow"  # the student's "follow the teacher" toggle
 TEACHER = "class_teacher_key"  # session only: the key of the class this session teaches
 APPLIED = "class_version"  # session only: the room's version this session last copied in
 SHOWN = "class_page"  # session only: the title of the page this run shows
+LIVE = "class_live"  # session only: the code of the class this run takes part in, or ""
+REVEALED = "class_revealed"  # session only: the question the teacher last revealed
 OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
 TEACHER_SECONDS = 0.5  # how often the teacher's page publishes its settings
 STUDENT_SECONDS = 1.0  # how often a student's page looks for a newer version
@@ -102,6 +104,7 @@ def start_class() -> None:
 
 def class_controls(sidebar, presenter: bool) -> None:
     """The sidebar's class section, and on the page, what the class needs to see."""
+    st.session_state[LIVE] = ""
     sidebar.subheader("Class")
     code = bound_text(
         "class code",
@@ -126,6 +129,7 @@ def class_controls(sidebar, presenter: bool) -> None:
         return
     if not reachable(code):
         return
+    st.session_state[LIVE] = code  # the page's questions now count the class's votes
     if teaching(code):
         join_panel(code, presenter)
         publish(code)
@@ -193,8 +197,12 @@ def watch(code: str, following: bool) -> None:
     if seen is None:
         return
     version, view = seen
+    revealed = asked(store().revealed, code)
     if following and version > st.session_state.get(APPLIED, 0):
         st.rerun()
+    if revealed and revealed != st.session_state.get(REVEALED, ""):
+        st.session_state[REVEALED] = revealed
+        st.rerun()  # the teacher revealed an answer: show it
     where = view.get("page") or "Home"
     st.caption(
         f"Class {literal(code)}: the teacher is on {where}."

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ffn_ui.class_votes import in_class, take_part
 from ffn_ui.url import bound_select
 
 NOT_SURE = "not sure yet"
@@ -48,14 +49,20 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
     guess = bound_select(
         question.text, question.key, choices, NOT_SURE, container, radio=True, horizontal=True
     )
-    if guess == NOT_SURE:
+    revealed = False
+    if in_class():  # the class's answers count too (ffn_ui/class_votes.py)
+        with st.container() if container is st else container:
+            revealed = take_part(question.key, setting, choices, guess)
+    if guess == NOT_SURE and not revealed:
         if st.session_state.get("presenter", False):  # on a projector, the figures need the room
             container.caption("Make your guess above to see the answer.")
         else:
             container.info("Make your guess above to see the answer.")
         return False
     answer, why = (part() if callable(part) else part for part in (question.answer, question.why))
-    if guess == answer:
+    if guess == NOT_SURE:  # the teacher revealed it to the class
+        container.info(f"The teacher revealed the answer: {answer}. {why}")
+    elif guess == answer:
         container.success(f"Right: {why}")
     else:
         container.error(f"Not this time: the answer is {answer}. {why}")

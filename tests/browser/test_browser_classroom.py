@@ -1,8 +1,10 @@
 """In Chromium: a teacher and two students in one class, against a real server.
 
 The teacher starts a class on Neurons; both students open the join link and land on the
-teacher's page; a change of d_ff reaches them within 2 s; a student who unticks "Follow
-the teacher" keeps their own page, and catches up when ticking it again.
+teacher's page; a change of d_ff reaches them; they answer the page's question, and the
+teacher's live chart counts them; "Reveal to the class" shows the answer to a student who
+has not guessed; a student who unticks "Follow the teacher" keeps their own page, and
+catches up when ticking it again.
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ def test_a_class_follows_the_teacher_and_a_student_can_step_away(server, browser
     d_ff(teacher).press("Enter")
     for student in students:  # how soon is measured in benchmarks/, not asserted here
         expect(d_ff(student)).to_have_value("24", timeout=10_000)
+
+    # the class answers the page's question; the teacher's chart counts every answer
+    students[0].get_by_text("no", exact=True).click()
+    counted = teacher.locator('[data-testid="stText"]', has_text="the class's answers")
+    expect(counted).to_contain_text(
+        "2 so far. Bars: not sure yet (1), yes, exactly (0), no (1).", timeout=10_000
+    )
+    teacher.get_by_role("button", name="Reveal to the class").click()
+    expect(students[1].get_by_text("The teacher revealed the answer: yes, exactly.")).to_be_visible(
+        timeout=10_000
+    )
 
     alone = students[1]
     alone.get_by_text("Follow the teacher").click()

@@ -7,10 +7,14 @@ AppTest does not run timers, so where a browser's polling fragment would rerun o
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import streamlit as st
-from helpers import NEURONS, open_page
+from helpers import NEURONS, decode, open_page
 
+from ffn_ui import room_store
+from ffn_ui.class_votes import VOTED
 from ffn_ui.classroom import APPLIED, TEACHER, store
 from ffn_ui.room_store import NotTeacherError
 
@@ -141,3 +145,65 @@ def test_a_teacher_who_leaves_the_class_and_starts_again_gets_the_same_room():
     start.click().run()
     assert teacher.session_state[TEACHER] == (code, key)  # one room per session
     assert teacher.session_state["room"] == code
+
+
+def question_digest(at) -> str:
+    """The digest part of the one question id this session has answered."""
+    (qid,) = at.session_state[VOTED]
+    return qid.split(":")[1]
+
+
+def class_chart(at) -> dict[str, float]:
+    """The teacher's live chart of the class's answers: answer -> students."""
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if spec["layout"].get("title", {}).get("text", "").startswith("the class's answers"):
+            (bar,) = spec["data"]
+            return dict(zip(bar["x"], decode(bar["y"]).tolist(), strict=True))
+    raise AssertionError("no chart of the class's answers")
+
+
+def test_the_class_votes_the_teacher_sees_the_count_and_reveals_the_answer():
+    teacher, code, _ = start_class()
+    students = [open_page(None, {"room": code}) for _ in range(3)]  # each counts as not sure
+    teacher.run()
+    assert class_chart(teacher) == {"not sure yet": 3, "yes, exactly": 0, "no": 0}
+    students[0].radio(key="guess_rows").set_value("no").run()
+    students[1].radio(key="guess_rows").set_value("yes, exactly").run()
+    students[1].radio(key="guess_rows").set_value("no").run()  # a new guess replaces the last
+    teacher.run()
+    assert class_chart(teacher) == {"not sure yet": 1, "yes, exactly": 0, "no": 2}
+    assert any("3 so far" in t.value for t in teacher.text)  # the figure in numbers says it
+    (reveal,) = [b for b in teacher.button if b.label == "Reveal to the class"]
+    reveal.click().run()
+    students[2].run()  # what its poll does on seeing the reveal
+    (note,) = [i.value for i in students[2].info if "The teacher revealed" in i.value]
+    assert note.startswith("The teacher revealed the answer: yes, exactly.")
+    assert students[2].session_state["guess_rows"] == "not sure yet"  # its own guess untouched
+
+
+def test_a_changed_setting_starts_a_new_count():
+    teacher, code, _ = start_class()
+    student = open_page(None, {"room": code})
+    student.radio(key="guess_rows").set_value("no").run()
+    teacher.run()
+    assert class_chart(teacher)["no"] == 1
+    set_d_ff(teacher, 24)  # the question is about this model: a new one, a new count
+    student.run()
+    teacher.run()
+    assert class_chart(teacher) == {"not sure yet": 1, "yes, exactly": 0, "no": 0}
+
+
+def test_a_flood_of_guesses_from_one_student_is_refused_on_their_page():
+    _, code, _ = start_class()
+    student = open_page(None, {"room": code})
+    answers = ["no", "yes, exactly"]
+    refused = []
+    for k in range(25):
+        student.radio(key="guess_rows").set_value(answers[k % 2]).run()
+        refused.append(any("Too many votes in a minute" in w.value for w in student.warning))
+    limit = room_store.VOTES_PER_MINUTE  # the first vote was "not sure yet", as the page opened
+    assert refused[: limit - 1] == [False] * (limit - 1)
+    assert refused[limit - 1] and not student.exception
+    teacher_counts = store().tally(code, "guess_rows:" + question_digest(student))
+    assert sum(teacher_counts.values()) == 1  # one student, counted once
