@@ -10,6 +10,7 @@ question is the page's question at its setting, so a changed setting starts a ne
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 
 import streamlit as st
@@ -78,5 +79,7 @@ def tally(code: str, qid: str) -> None:
     if counts is None:
         return
     title = f"the class's answers: {sum(counts.values())} so far"
-    show(figures.bars(list(counts), list(counts.values()), title, "students"), False)
+    fig = figures.bars(list(counts), list(counts.values()), title, "students")
+    fig.update_yaxes(dtick=max(1, math.ceil(max(counts.values(), default=0) / 5)))  # whole
+    show(fig, st.session_state.get("presenter", False))
     st.button("Reveal to the class", on_click=reveal, args=(code, qid), key=f"reveal_{qid}")

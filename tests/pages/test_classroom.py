@@ -168,6 +168,9 @@ def test_the_class_votes_the_teacher_sees_the_count_and_reveals_the_answer():
     students = [open_page(None, {"room": code}) for _ in range(3)]  # each counts as not sure
     teacher.run()
     assert class_chart(teacher) == {"not sure yet": 3, "yes, exactly": 0, "no": 0}
+    charts = [json.loads(c.proto.spec) for c in teacher.get("plotly_chart")]
+    (spec,) = [c for c in charts if "the class's answers" in str(c["layout"].get("title"))]
+    assert spec["layout"]["yaxis"]["dtick"] == 1  # students are counted in whole numbers
     students[0].radio(key="guess_rows").set_value("no").run()
     students[1].radio(key="guess_rows").set_value("yes, exactly").run()
     students[1].radio(key="guess_rows").set_value("no").run()  # a new guess replaces the last
