@@ -54,15 +54,22 @@ def teaching(code: str) -> bool:
     return bool(code) and st.session_state.get(TEACHER, ("", ""))[0] == code
 
 
+def followed(key: str) -> bool:
+    """Whether a class follows the teacher's value of `key`: a control's setting, not a
+    student's own display or guesses, nor the app's own bookkeeping."""
+    return key not in OWN and key != REGISTRY_KEY and not key.startswith(("guess", "class_"))
+
+
 def settings() -> dict[str, object]:
-    """This session's bound settings a class follows: not its own display or guesses."""
+    """This session's bound settings that a class follows."""
     state = st.session_state
     return {
         key: state[key]
         for key in state.get(REGISTRY_KEY, {})
-        if key in state and key not in OWN and not key.startswith("guess")
+        if key in state
+        and followed(key)
         and isinstance(state[key], str | int | float | bool | list)
-    }  # fmt: skip
+    }
 
 
 def catch_up(title: str) -> None:
@@ -81,8 +88,8 @@ def catch_up(title: str) -> None:
         return
     state[APPLIED] = version
     for key, value in view.get("settings", {}).items():
-        if key not in OWN and state.get(key) != value:
-            state[key] = value
+        if followed(key) and state.get(key) != value:
+            state[key] = value  # each control still checks its value as it is drawn
     page = next((s.page for s in STEPS if s.label == view.get("page")), None)
     if page and view.get("page") != title:
         st.switch_page(page, query_params={ROOM: code})  # the code's control is not drawn yet

@@ -210,3 +210,15 @@ def test_a_flood_of_guesses_from_one_student_is_refused_on_their_page():
     assert refused[limit - 1] and not student.exception
     teacher_counts = store().tally(code, "guess_rows:" + question_digest(student))
     assert sum(teacher_counts.values()) == 1  # one student, counted once
+
+
+def test_a_view_naming_the_apps_own_keys_changes_only_settings():
+    """Even a view written to the room some other way sets only controls' settings."""
+    _, code, key = start_class()
+    planted = {"d_ff": 12, TEACHER: ["x", "y"], "bound_params": {}, "guess_rows": "no"}
+    store().show(code, key, {"page": "Neurons", "settings": planted})
+    student = open_page(NEURONS, {"room": code})
+    assert student.session_state["d_ff"] == 12
+    assert TEACHER not in student.session_state
+    assert student.session_state["guess_rows"] == "not sure yet"
+    assert not student.exception
