@@ -10,6 +10,7 @@ from accessibility import WCAG_AAA, violations
 from browser import (
     CHART_COUNTS,
     DESKTOP,
+    EXPECT_TIMEOUT,
     PAGES,
     PHONE,
     PROJECTOR,
@@ -183,9 +184,10 @@ def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, brow
         ".map(k => gd._fullLayout[k].tickfont?.size).filter(size => size)])"  # hidden: none
     )
     assert all(min(sizes) >= 14 and sizes[:2] == [20, 20] for sizes in fonts), fonts
-    first = page.evaluate(FIRST_TO_LOOK_AT)
     if name != "glossary":  # the one page with neither a figure nor a question
-        top, bottom, is_figure = first
+        # Traps has no chart for open_page to wait for: wait for its first question
+        page.wait_for_function(FIRST_TO_LOOK_AT, timeout=EXPECT_TIMEOUT)
+        top, bottom, is_figure = page.evaluate(FIRST_TO_LOOK_AT)
         assert top <= PROJECTOR["height"] - 168  # the figure's title and its top on screen
         assert is_figure or bottom <= PROJECTOR["height"]  # or the whole question
     assert violations(page, WCAG_AAA) == [], "high contrast: WCAG AAA"
