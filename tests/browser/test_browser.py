@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlencode
 
 import numpy as np
@@ -260,8 +261,9 @@ def test_the_sidebar_menu_lists_the_path_in_its_tiers_and_follows_a_click(server
     assert [link.inner_text() for link in links] == [step.label for step in STEPS]
     assert links[0].get_attribute("href").rstrip("/") == server.url  # Home is the root
     go_to(page, reruns, "Backprop & gradient check")
-    assert page.url.startswith(f"{server.url}/Backprop")
     expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Backprop & gradient check")
+    expect(page).to_have_url(re.compile(f"^{re.escape(server.url)}/Backprop"))  # polled: the
+    # address bar can follow a moment after the run (seen once in CI)
     no_exception(page)
     page.close()
 
