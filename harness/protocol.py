@@ -27,7 +27,10 @@ class Seen:
     texts: list[str] = field(default_factory=list)  # markdown and captions
     charts: list[str] = field(default_factory=list)  # each Plotly chart's figure JSON
     widgets: dict[str, tuple[str, str]] = field(default_factory=dict)  # key: (id, fragment)
+    buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # label: (id, fragment)
+    timers: dict[str, float] = field(default_factory=dict)  # fragment id: seconds between runs
     exceptions: list[str] = field(default_factory=list)
+    fragment_run: bool = False  # only fragments ran, not the whole page
 
 
 class Visitor:
@@ -81,11 +84,16 @@ class Visitor:
             kind = fwd.WhichOneof("type")
             if kind == "navigation":  # names the page that ran
                 seen.page_hash = fwd.navigation.page_script_hash
+            elif kind == "auto_rerun":  # a fragment the browser reruns on a timer
+                seen.timers[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 note(seen, fwd.delta.new_element, fwd.delta.fragment_id)
             elif kind == "script_finished" and (
                 fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
             ):
+                seen.fragment_run = (
+                    fwd.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+                )
                 return seen
 
 
@@ -102,6 +110,8 @@ def note(seen: Seen, element, fragment_id: str) -> None:
         seen.charts.append(element.plotly_chart.spec)
     elif which == "exception":
         seen.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+    elif which == "button":
+        seen.buttons[element.button.label] = (element.button.id, fragment_id)
     else:
         widget = getattr(element, which)
         widget_id = getattr(widget, "id", "")

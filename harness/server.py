@@ -26,21 +26,43 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def answers(url: str, timeout: float) -> bool:
+    """Whether Streamlit's health check at `url` says ok within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
+                if response.read() == b"ok":
+                    return True
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
 class AppServer:
     """`streamlit run app.py` on a free port, in its own process group."""
 
-    def __init__(self, name: str = "server", script: str = "app.py", **options: str) -> None:
-        """script: the file to run, relative to the repository; options: more `--key value`
-        settings for streamlit run, e.g. `**{"server.disconnectedSessionTTL": "5"}`."""
+    def __init__(
+        self,
+        name: str = "server",
+        script: str = "app.py",
+        env: dict[str, str] | None = None,
+        logs: Path = ARTIFACTS,
+        **options: str,
+    ) -> None:
+        """script: the file to run, relative to the repository; env: more environment
+        variables; logs: the folder of its log; options: more `--key value` settings for
+        streamlit run, e.g. `**{"server.disconnectedSessionTTL": "5"}`."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = ARTIFACTS / f"{name}.log"
+        self.log = logs / f"{name}.log"
         self.script = script
+        self.env = {**os.environ, **(env or {})}
         self.options = options
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 30) -> None:
-        ARTIFACTS.mkdir(exist_ok=True)
+        self.log.parent.mkdir(parents=True, exist_ok=True)
         command = [
             sys.executable, "-m", "streamlit", "run", self.script,
             "--server.headless", "true",
@@ -53,18 +75,16 @@ class AppServer:
             command += [f"--{key}", value]
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                command,
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
-                    if r.read() == b"ok":
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the app did not answer within {timeout} s; see {self.log}")
+        if not answers(self.url, timeout):
+            self.stop()
+            raise RuntimeError(f"the app did not answer within {timeout} s; see {self.log}")
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

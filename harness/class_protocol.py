@@ -1,0 +1,114 @@
+"""A teacher and students without a browser: protocol sessions that press buttons, move
+sliders and choose answers, and rerun their polling fragments on the timers a browser
+keeps (`st.fragment(run_every=…)` is a timer in the browser, not on the server).
+
+    teacher = Participant(port)
+    code = teacher.start_class()
+    student = Participant(port, f"room={code}")
+    teacher.set("x1", 2.0)
+    student.choose("guess_home", "neuron 2")
+    student.tick()  # the fragments that are due, as the browser's timers would run them
+
+Every message a participant sends is kept in `sent`, so a test can replay one person's
+messages from another's session.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+
+from harness.protocol import Seen, Visitor
+
+CLASS_CODE = re.compile(r"Class code: `([A-Za-z0-9_-]{16})`")
+
+
+class Participant(Visitor):
+    """One person's page on the server: it opens `page` with `query` as a link would."""
+
+    def __init__(self, port: int, query: str = "", page: str = "", timeout: float = 120):
+        super().__init__(port, timeout)
+        self.query, self.page_hash = query, ""
+        self.due: dict[str, float] = {}  # fragment id: when the browser would rerun it
+        self.sent: list[bytes] = []
+        self.shown = self.send(self.message(page))  # what the last whole-page run showed
+
+    def message(self, page: str = "") -> BackMsg:
+        msg = BackMsg()
+        msg.rerun_script.page_name = page
+        msg.rerun_script.page_script_hash = self.page_hash
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.context_info.url = f"http://127.0.0.1:{self.port}/{page}?{self.query}"
+        return msg
+
+    def send(self, msg: BackMsg | bytes) -> Seen:
+        """Send one message and read its run; remember the page and its timers."""
+        raw = msg if isinstance(msg, bytes) else msg.SerializeToString()
+        self.sent.append(raw)
+        self.ws.send(raw)
+        seen = self.read()
+        self.page_hash = seen.page_hash or self.page_hash
+        if not seen.fragment_run:
+            self.shown = seen
+            now = time.monotonic()
+            self.due = {fragment: now + every for fragment, every in seen.timers.items()}
+        return seen
+
+    def replay(self, raw: bytes, wait: float = 3.0) -> Seen | None:
+        """Send another session's message; None if this session ran nothing for it (a
+        rerun of a fragment or a press of a button this page does not have)."""
+        timeout, self.timeout = self.timeout, wait
+        try:
+            return self.send(raw)
+        except TimeoutError:
+            return None
+        finally:
+            self.timeout = timeout
+
+    def change(self, widget: tuple[str, str], **value) -> Seen:
+        """Send one widget's new value, e.g. double_array_value=[2.0] or trigger_value=True."""
+        msg = self.message()
+        state = msg.rerun_script.widget_states.widgets.add()
+        state.id, msg.rerun_script.fragment_id = widget
+        for name, given in value.items():
+            if isinstance(given, list):
+                getattr(state, name).data.extend(given)
+            else:
+                setattr(state, name, given)
+        return self.send(msg)
+
+    def set(self, key: str, value: float) -> Seen:
+        """Move the slider with this key."""
+        return self.change(self.shown.widgets[key], double_array_value=[value])
+
+    def choose(self, key: str, option: str) -> Seen:
+        """Pick `option` of the radio buttons with this key (a browser sends its text)."""
+        return self.change(self.shown.widgets[key], string_value=option)
+
+    def press(self, label: str) -> Seen:
+        return self.change(self.shown.buttons[label], trigger_value=True)
+
+    def start_class(self) -> str:
+        """Press "Start a class"; the class code the page then shows."""
+        self.press("Start a class")
+        codes = [m[1] for text in self.shown.texts if (m := CLASS_CODE.search(text))]
+        if not codes:
+            raise AssertionError(f"no class code shown: {self.shown.notes or self.shown.texts}")
+        return codes[0]
+
+    def tick(self) -> list[Seen]:
+        """Rerun every fragment whose timer is due, as the browser would."""
+        runs = []
+        for fragment, when in list(self.due.items()):
+            if time.monotonic() >= when and fragment in self.due:
+                self.due[fragment] = time.monotonic() + self.shown.timers[fragment]
+                msg = self.message()
+                msg.rerun_script.fragment_id = fragment
+                msg.rerun_script.is_auto_rerun = True
+                runs.append(self.send(msg))
+        return runs
+
+    def next_due(self) -> float:
+        return min(self.due.values(), default=time.monotonic() + 1)

@@ -1,0 +1,151 @@
+"""The lecture hall of deploy/: nginx in front of two app processes sharing Redis.
+
+Each test speaks Streamlit's protocol, as a browser does, either through nginx or
+straight to one replica, so a teacher and a student can be put on different processes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+from helpers import require
+
+from deploy.lecture_hall import LectureHall
+from ffn_ui.room_store import RedisRoomStore
+from harness.class_protocol import Participant
+
+FOLLOW_SECONDS = 2.0  # a follower sees the teacher's change within this
+NOT_SURE = "not sure yet"
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory):
+    for program in ("nginx", "redis-server"):
+        require(shutil.which(program) is not None, f"no {program}: apt-get install {program}")
+    with LectureHall(2, run=tmp_path_factory.mktemp("hall")) as hall:
+        yield hall
+
+
+def replica_of(hall: LectureHall, cookie: str | None) -> str:
+    """The replica nginx sent one request to, read from its access log."""
+    request = urllib.request.Request(hall.url + "/", headers={"Cookie": cookie} if cookie else {})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+        given = response.headers.get("Set-Cookie")
+    time.sleep(0.05)  # nginx writes the line as the response ends
+    last = (hall.run / "nginx-access.log").read_text().splitlines()[-1]
+    assert cookie is None or f"replica_cookie={cookie.split('=')[1]}" in last
+    assert (given is None) == (cookie is not None)  # the cookie is given once
+    return re.search(r"upstream=(\S+)", last)[1]
+
+
+def test_nginx_spreads_new_browsers_and_keeps_each_on_its_replica(hall):
+    replicas = {f"127.0.0.1:{r.port}" for r in hall.replicas}
+    first_visits = {replica_of(hall, None) for _ in range(24)}
+    assert first_visits == replicas  # both used (all 24 on one: a chance of 1 in 8 million)
+    for cookie in ("ffn_replica=a1", "ffn_replica=b2", "ffn_replica=c3"):
+        assert len({replica_of(hall, cookie) for _ in range(6)}) == 1
+
+
+def test_websockets_pass_through_nginx(hall):
+    with Participant(hall.port) as visitor:
+        assert visitor.shown.charts and not visitor.shown.exceptions
+        assert "The smallest example, live" in visitor.shown.headings
+
+
+def scores(participant: Participant) -> str:
+    """Neuron 1's score as Home's story caption says it, e.g. "Neuron 1 scores 1.5"."""
+    (story,) = [t for t in participant.shown.texts if t.startswith("Neuron 1 scores ")]
+    return story.split(" and ")[0]
+
+
+def follow(student: Participant, teacher: Participant, said: str) -> float:
+    """Run the student's timers until its page says `said`; the seconds it took."""
+    began = time.monotonic()
+    while time.monotonic() - began < 3 * FOLLOW_SECONDS:
+        time.sleep(max(0.0, min(student.next_due(), teacher.next_due()) - time.monotonic()))
+        teacher.tick()
+        student.tick()
+        if scores(student) == said:
+            return time.monotonic() - began
+    raise AssertionError(f"the student still shows {scores(student)!r}, not {said!r}")
+
+
+def tallied(teacher: Participant) -> dict[str, int]:
+    """The teacher's live chart of answers, read from the figure the page sent."""
+    for _ in range(4):
+        time.sleep(max(0.0, teacher.next_due() - time.monotonic()))
+        for run in teacher.tick():
+            if run.charts:
+                (bars,) = json.loads(run.charts[0])["data"]
+                y = bars["y"]
+                counts = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"])
+                return dict(zip(bars["x"], counts.astype(int).tolist(), strict=True))
+    raise AssertionError("the teacher's chart of answers was not redrawn")
+
+
+def test_a_class_spans_both_replicas(hall):
+    """The teacher on one process, students on the other and through nginx: they follow
+    the teacher's slider, and the teacher's chart counts every guess once."""
+    a, b = hall.replicas
+    teacher = Participant(a.port)
+    code = teacher.start_class()
+    students = [Participant(port, f"room={code}") for port in (b.port, b.port, hall.port)]
+    for student in students:
+        assert scores(student) == "Neuron 1 scores 0"  # x = [1, −1], the teacher's
+    teacher.set("x1", 2.5)
+    assert scores(teacher) == "Neuron 1 scores 1.5"
+    for student in students:
+        assert follow(student, teacher, "Neuron 1 scores 1.5") <= FOLLOW_SECONDS
+    students[0].choose("guess_home", "neuron 2")
+    students[1].choose("guess_home", "neither")
+    students[1].choose("guess_home", "both")  # a changed guess replaces the first
+    assert tallied(teacher) == {NOT_SURE: 1, "neuron 1": 0, "neuron 2": 1, "both": 1, "neither": 0}
+    for participant in (teacher, *students):
+        participant.close()
+
+
+def test_a_student_replaying_the_teachers_messages_changes_nothing(hall):
+    """A student's session sends, byte for byte, everything teachers' sessions sent: its
+    own teacher's, and another teacher's who pressed "Reveal to the class" (widget ids
+    are the same in every session). It does so on the teacher's process and on the other
+    one. Without the teacher's key in its session, the room shows what it showed and
+    reveals nothing; then the teacher's own press reveals, as the proof that a replay
+    that worked would have been seen."""
+    a, b = hall.replicas
+    store = RedisRoomStore(hall.redis_url)
+    elsewhere = Participant(a.port)  # another class, whose teacher reveals
+    elsewhere.start_class()
+    elsewhere.set("x1", 2.5)
+    elsewhere.press("Reveal to the class")
+    reveal = elsewhere.sent[-1]
+    teacher = Participant(a.port)
+    code = teacher.start_class()
+    teacher.set("x1", 0.5)
+    room = store.view(code)
+    assert room[1]["settings"]["x1"] == 0.5 and store.revealed(code) == ""
+
+    for port in (a.port, b.port):
+        student = Participant(port, f"room={code}")
+        assert scores(student) == "Neuron 1 scores -0.5"
+        for message in elsewhere.sent + teacher.sent:
+            seen = student.replay(message)
+            assert seen is None or not seen.exceptions
+        assert student.replay(reveal) is None  # the student's page has no such button
+        assert store.view(code) == room
+        assert store.revealed(code) == ""
+        student.close()
+
+    watcher = Participant(b.port, f"room={code}")
+    assert scores(watcher) == "Neuron 1 scores -0.5"  # the teacher's, not a replayer's
+    teacher.press("Reveal to the class")
+    assert store.revealed(code) != ""
+    for participant in (elsewhere, teacher, watcher):
+        participant.close()
