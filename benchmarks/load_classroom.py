@@ -39,6 +39,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
+from benchmarks.lecture_hall import run as lecture
 from harness.protocol import Visitor
 from harness.server import AppServer
 
@@ -211,8 +212,8 @@ def student(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=30)
-    parser.add_argument("--moves", type=int, default=25)
+    parser.add_argument("--students", type=int, help="default 30; in a lecture, 119")
+    parser.add_argument("--moves", type=int, help="default 25 each; in a lecture, the teacher's 10")
     parser.add_argument("--page", choices=list(SCENARIOS), default="activations")
     parser.add_argument(
         "--full-reruns",
@@ -224,7 +225,18 @@ def main() -> None:
         action="store_true",
         help="open every page once before the class, so the server holds a whole lesson",
     )
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        help="a lecture instead (benchmarks/lecture_hall.py): a teacher and the students in "
+        "a class, through nginx, this many replicas and Redis",
+    )
+    parser.add_argument("--every", type=float, default=8.0, help="lecture: s between moves")
     args = parser.parse_args()
+    if args.replicas:
+        lecture(args.students or 119, args.replicas, args.moves or 10, args.every)
+        return
+    args.students, args.moves = args.students or 30, args.moves or 25
     scenario = SCENARIOS[args.page]
 
     app = AppServer()

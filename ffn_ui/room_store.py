@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 ROOM_SECONDS = 3 * 3600  # a room ends 3 hours after its last activity
-MAX_ROOMS = 200  # rooms one in-process store holds at once
+MAX_ROOMS = 200  # rooms a store holds at once
 CODE_BYTES = 12  # 96 bits of randomness in a room's code (16 URL-safe characters)
 KEY_BYTES = 24  # 192 bits in the teacher's key
 MAX_VIEW_CHARS = 4000  # the teacher's page and settings, as JSON
@@ -45,6 +45,7 @@ MAX_VOTER_CHARS = 64  # a voter's id (a session's, made by the server)
 VOTES_PER_MINUTE = 20  # from one voter in one room
 RATE_SECONDS = 60  # the window VOTES_PER_MINUTE counts in
 CODE_PATTERN = re.compile(r"[A-Za-z0-9_-]{16}")
+ROOMS = "ffn:rooms"  # Redis: every live room's code, scored by when it ends
 
 
 class RoomError(ValueError):
@@ -248,6 +249,18 @@ for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
 return 'ok'
 """
 
+# A new room, unless MAX_ROOMS are live. KEYS: the rooms' index (code -> when it ends),
+# the room. ARGV: now, room seconds, most rooms, code, teacher's key.
+CREATE_SCRIPT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 'full' end
+redis.call('ZADD', KEYS[1], ARGV[1] + ARGV[2], ARGV[4])
+redis.call('HSET', KEYS[2], 'key', ARGV[5], 'version', 0, 'view', '{}', 'revealed', '')
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 'ok'
+"""
+
 # What the room shows, atomically: a new view bumps the version. KEYS: room. ARGV: view,
 # room seconds. (The teacher's key is checked before, in Python, in constant time.)
 SHOW_SCRIPT = """
@@ -272,7 +285,9 @@ VOTE_REFUSALS = {  # what the vote script answers -> what the voter is told
 
 class RedisRoomStore:
     """Rooms in Redis, shared by every server process that reaches it. Every key starts
-    with ffn:room:<code> and expires ROOM_SECONDS after the room's last activity."""
+    with ffn:room:<code> and expires ROOM_SECONDS after the room's last activity. An index,
+    ffn:rooms, holds each live room's code and when it ends, so that at most MAX_ROOMS live
+    at once; a room's end moves on whenever its teacher or a student reads it."""
 
     def __init__(
         self, url: str, room_seconds: int = ROOM_SECONDS, rate_seconds: int = RATE_SECONDS
@@ -284,6 +299,7 @@ class RedisRoomStore:
         )
         self.lost = (redis.ConnectionError, redis.TimeoutError)
         self.room_seconds, self.rate_seconds = int(room_seconds), int(rate_seconds)
+        self.create_script = self.redis.register_script(CREATE_SCRIPT)
         self.vote_script = self.redis.register_script(VOTE_SCRIPT)
         self.show_script = self.redis.register_script(SHOW_SCRIPT)
 
@@ -301,21 +317,33 @@ class RedisRoomStore:
 
     def create(self) -> tuple[str, str]:
         code, key = new_code(), secrets.token_urlsafe(KEY_BYTES)
-        room = self.keys(code)[0]
-        mapping = {"key": key, "version": 0, "view": "{}", "revealed": ""}
-        self.reaching(self.create_room, room, mapping)
+        keys = [ROOMS, self.keys(code)[0]]
+        made = self.reaching(
+            self.create_script, keys, [time.time(), self.room_seconds, MAX_ROOMS, code, key]
+        )
+        if made == "full":
+            raise RoomError("This server holds as many classes as it can; try again later.")
         return code, key
 
-    def create_room(self, room: str, mapping: dict) -> None:
-        with self.redis.pipeline() as pipe:
-            pipe.hset(room, mapping=mapping).expire(room, self.room_seconds).execute()
+    def ended(self, code: str) -> None:
+        """Raises RoomGoneError, once the code is out of the rooms' index."""
+        self.reaching(self.redis.zrem, ROOMS, code)
+        raise RoomGoneError("That class has ended, or its code is wrong.")
+
+    def touching(self, code: str, pipe) -> None:
+        """Add to `pipe`: the room's end moves on in the rooms' index."""
+        pipe.zadd(ROOMS, {code: time.time() + self.room_seconds}, xx=True)
+        pipe.expire(ROOMS, self.room_seconds)
 
     def teacher(self, code: str, key: str) -> None:
         """Raises unless the room is live and `key` is its teacher's."""
         check_code(code)
-        held = self.reaching(self.redis.hget, self.keys(code)[0], "key")
+        with self.redis.pipeline() as pipe:
+            pipe.hget(self.keys(code)[0], "key")
+            self.touching(code, pipe)
+            held, *_ = self.reaching(pipe.execute)
         if held is None:
-            raise RoomGoneError("That class has ended, or its code is wrong.")
+            self.ended(code)
         if not hmac.compare_digest(held, key):
             raise NotTeacherError("Only the teacher's session can change what the class sees.")
 
@@ -325,9 +353,10 @@ class RedisRoomStore:
         room = self.keys(code)[0]
         with self.redis.pipeline() as pipe:
             pipe.hmget(room, names).expire(room, self.room_seconds)
-            values, live = self.reaching(pipe.execute)
+            self.touching(code, pipe)
+            values, live, *_ = self.reaching(pipe.execute)
         if not live:
-            raise RoomGoneError("That class has ended, or its code is wrong.")
+            self.ended(code)
         return values
 
     def exists(self, code: str) -> bool:

@@ -15,9 +15,12 @@ messages from another's session.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import time
 
+import numpy as np
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from harness.protocol import Seen, Visitor
@@ -112,3 +115,12 @@ class Participant(Visitor):
 
     def next_due(self) -> float:
         return min(self.due.values(), default=time.monotonic() + 1)
+
+
+def bar_counts(spec: str) -> dict[str, int]:
+    """A bar chart's counts by label, read from the figure JSON a page sent."""
+    (bars,) = json.loads(spec)["data"]
+    y = bars["y"]
+    if isinstance(y, dict):  # Plotly's base64 form of a NumPy array
+        y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"])
+    return dict(zip(bars["x"], np.asarray(y).astype(int).tolist(), strict=True))

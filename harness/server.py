@@ -26,6 +26,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time process `pid` has used so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def answers(url: str, timeout: float) -> bool:
     """Whether Streamlit's health check at `url` says ok within `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -96,8 +102,7 @@ class AppServer:
 
     def cpu_seconds(self) -> float:
         """User plus system CPU time the server process has used so far."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.process.pid)
 
     def memory_mb(self, field: str = "VmRSS") -> float:
         """Resident memory now (VmRSS), or its high-water mark since start (VmHWM), in MB."""

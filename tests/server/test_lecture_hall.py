@@ -6,20 +6,22 @@ straight to one replica, so a teacher and a student can be put on different proc
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import time
 import urllib.request
+from pathlib import Path
 
-import numpy as np
 import pytest
 from helpers import require
 
 from deploy.lecture_hall import LectureHall
 from ffn_ui.room_store import RedisRoomStore
-from harness.class_protocol import Participant
+from harness.class_protocol import Participant, bar_counts
+from harness.server import ROOT, answers, free_port
 
 FOLLOW_SECONDS = 2.0  # a follower sees the teacher's change within this
 NOT_SURE = "not sure yet"
@@ -84,10 +86,7 @@ def tallied(teacher: Participant) -> dict[str, int]:
         time.sleep(max(0.0, teacher.next_due() - time.monotonic()))
         for run in teacher.tick():
             if run.charts:
-                (bars,) = json.loads(run.charts[0])["data"]
-                y = bars["y"]
-                counts = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"])
-                return dict(zip(bars["x"], counts.astype(int).tolist(), strict=True))
+                return bar_counts(run.charts[0])
     raise AssertionError("the teacher's chart of answers was not redrawn")
 
 
@@ -149,3 +148,37 @@ def test_a_student_replaying_the_teachers_messages_changes_nothing(hall):
     assert store.revealed(code) != ""
     for participant in (elsewhere, teacher, watcher):
         participant.close()
+
+
+def test_the_command_starts_the_hall_and_stops_it_all(tmp_path):
+    """`python -m deploy.lecture_hall`, as the README says, then `kill`: nothing is left."""
+    for program in ("nginx", "redis-server"):
+        require(shutil.which(program) is not None, f"no {program}: apt-get install {program}")
+    port = free_port()
+    command = [sys.executable, "-m", "deploy.lecture_hall", "--replicas", "1",
+               "--port", str(port), "--host", "127.0.0.1"]  # fmt: skip
+    hall = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert answers(f"http://127.0.0.1:{port}", timeout=60)
+        assert hall.stdout.readline().startswith(f"Students open http://127.0.0.1:{port} ")
+        started = set(children_of(hall.pid))
+        assert len(started) >= 3  # Redis, a replica, nginx
+    finally:
+        hall.send_signal(signal.SIGTERM)
+        assert hall.wait(timeout=30) == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in started)
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
+
+
+def children_of(parent: int) -> list[int]:
+    """Processes whose parent is `parent` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(stat.parent.name))
+    return found

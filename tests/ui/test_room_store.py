@@ -216,12 +216,24 @@ def test_votes_from_many_threads_are_counted_exactly(store):
     assert store.tally(code, "q1") == expected
 
 
-def test_the_in_process_store_holds_a_bounded_number_of_rooms():
-    store = MemoryRoomStore(clock=Clock())
-    for _ in range(room_store.MAX_ROOMS):
-        store.create()
+def test_a_store_holds_a_bounded_number_of_rooms_and_ended_ones_make_room(kind, request):
+    if kind == "redis":  # a database of its own: other tests' rooms live in database 0
+        url = request.getfixturevalue("redis_server").url.replace("/0", "/1")
+        RedisRoomStore(url).redis.flushdb()
+        store, advance = RedisRoomStore(url, room_seconds=2), time.sleep
+    else:
+        store, advance = make_store(kind, request, room_seconds=2)
+    codes = [store.create()[0] for _ in range(room_store.MAX_ROOMS - 1)]
+    kept, _ = store.create()
     with pytest.raises(RoomError, match="as many classes as it can"):
         store.create()
+    advance(1.2)
+    store.view(kept)  # a student's look keeps a room live
+    advance(1.2)
+    assert not any(store.exists(code) for code in codes[:5])
+    store.create()  # the ended rooms made room
+    store.create()
+    assert store.exists(kept)
 
 
 def test_redis_keys_are_namespaced_and_expire(redis_server):

@@ -1,0 +1,79 @@
+"""In Chromium: a class in the lecture hall of deploy/ (nginx, two app processes, Redis).
+
+The teacher and one student come through nginx, each in a browser of their own; another
+student opens the app process the teacher is not on. The student through nginx opens the
+teacher's join link, which names nginx's address. Each browser's every request, its
+websocket among them, reaches one process; and the class follows across both.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import defaultdict
+
+import pytest
+from browser import CHART_COUNTS, EXPECT_TIMEOUT, no_exception, open_page
+from helpers import require
+from playwright.sync_api import expect
+
+from deploy.lecture_hall import LectureHall
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory):
+    for program in ("nginx", "redis-server"):
+        require(shutil.which(program) is not None, f"no {program}: apt-get install {program}")
+    with LectureHall(2, run=tmp_path_factory.mktemp("hall")) as hall:
+        yield hall
+
+
+def d_ff(page):
+    return page.get_by_role("spinbutton", name="d_ff", exact=True)
+
+
+def replicas_by_browser(hall: LectureHall) -> dict[str, set[str]]:
+    """For each browser's cookie, the processes nginx sent its requests to."""
+    sent = defaultdict(set)
+    for line in (hall.run / "nginx-access.log").read_text().splitlines():
+        cookie = re.search(r"replica_cookie=(\S+)", line)[1]
+        if cookie != "-":
+            sent[cookie].add(re.search(r"upstream=(\S+)", line)[1])
+    return sent
+
+
+def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
+    teacher, _ = open_page(browser, f"{hall.url}/Neurons", CHART_COUNTS["neurons"])
+    teacher.get_by_role("button", name="Start a class", exact=True).click()
+    panel = teacher.get_by_text(re.compile(r"students join at"))
+    expect(panel).to_be_visible(timeout=EXPECT_TIMEOUT)
+    link = re.search(r"http://\S+\?room=[A-Za-z0-9_-]{16}", panel.inner_text())[0]
+    assert link.startswith(f"{hall.url}/?room=")  # the join link is nginx's address
+
+    (cookie,) = [c["value"] for c in teacher.context.cookies() if c["name"] == "ffn_replica"]
+    (teachers,) = replicas_by_browser(hall)[cookie]
+    other = next(r for r in hall.replicas if f"127.0.0.1:{r.port}" != teachers)
+    code = link.rsplit("=", 1)[1]
+    students = [
+        open_page(browser, link, None)[0],
+        open_page(browser, f"http://127.0.0.1:{other.port}/?room={code}", None)[0],
+    ]
+    for student in students:  # following, the join link's Home turns into Neurons
+        expect(student.locator('[data-testid="stMain"] h1')).to_contain_text(
+            "Neurons", timeout=EXPECT_TIMEOUT
+        )
+        expect(d_ff(student)).to_have_value("16")
+    d_ff(teacher).fill("24")
+    d_ff(teacher).press("Enter")
+    for student in students:
+        expect(d_ff(student)).to_have_value("24", timeout=10_000)
+    students[0].get_by_text("no", exact=True).click()
+    counted = teacher.locator('[data-testid="stText"]', has_text="the class's answers")
+    expect(counted).to_contain_text("2 so far.", timeout=10_000)
+
+    by_browser = replicas_by_browser(hall)
+    assert len(by_browser) == 2  # the teacher's browser and the student's through nginx
+    assert all(len(processes) == 1 for processes in by_browser.values()), by_browser
+    for page in (teacher, *students):
+        no_exception(page)
+        page.context.close()
