@@ -152,3 +152,18 @@ def redis_server(tmp_path_factory):
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory):
+    """deploy/'s lecture hall: Redis, two app processes and nginx, one per test module."""
+    import shutil
+
+    from helpers import require
+
+    from deploy.lecture_hall import LectureHall
+
+    for program in ("nginx", "redis-server"):
+        require(shutil.which(program) is not None, f"no {program}: apt-get install {program}")
+    with LectureHall(2, run=tmp_path_factory.mktemp("hall")) as hall:
+        yield hall

@@ -9,23 +9,12 @@ websocket among them, reaches one process; and the class follows across both.
 from __future__ import annotations
 
 import re
-import shutil
 from collections import defaultdict
 
-import pytest
 from browser import CHART_COUNTS, EXPECT_TIMEOUT, no_exception, open_page
-from helpers import require
 from playwright.sync_api import expect
 
 from deploy.lecture_hall import LectureHall
-
-
-@pytest.fixture(scope="module")
-def hall(tmp_path_factory):
-    for program in ("nginx", "redis-server"):
-        require(shutil.which(program) is not None, f"no {program}: apt-get install {program}")
-    with LectureHall(2, run=tmp_path_factory.mktemp("hall")) as hall:
-        yield hall
 
 
 def d_ff(page):
