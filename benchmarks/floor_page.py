@@ -6,6 +6,6 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-size = st.slider("size", 2, 16, 8)
+size = st.slider("size", 2, 16, 8, key="size")
 grid = np.arange(size * size, dtype=float).reshape(size, size)
 st.plotly_chart(go.Figure(go.Heatmap(z=grid)))

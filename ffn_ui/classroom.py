@@ -27,6 +27,7 @@ from ffn_ui.room_store import (
     MemoryRoomStore,
     RedisRoomStore,
     RoomError,
+    RoomGoneError,
 )
 from ffn_ui.url import REGISTRY_KEY, bound_text, bound_toggle, literal
 
@@ -109,6 +110,19 @@ def start_class() -> None:
     state.update({TEACHER: (code, key), ROOM: code})
 
 
+def end_class() -> None:
+    """The teacher's "End the class": the room goes, and this session explores alone."""
+    state = st.session_state
+    code, key = state.pop(TEACHER)
+    try:
+        store().end(code, key)
+    except RoomError:
+        pass  # it had ended already
+    except ClassConnectionError as err:
+        state["class_problem"] = f"{err} The class ends on its own 3 hours after its last use."
+    state[ROOM] = ""
+
+
 def class_controls(sidebar, presenter: bool) -> None:
     """The sidebar's class section, and on the page, what the class needs to see."""
     st.session_state[LIVE] = ""
@@ -173,6 +187,11 @@ def join_panel(code: str, presenter: bool) -> None:
         left.image(qr, width=320 if presenter else 200)  # big enough to scan across a room
         right.markdown(f"Open {literal(link)} or scan the code. Class code: {literal(code)}.")
         right.caption("A student who ticks “Follow the teacher” sees this page and its settings.")
+        right.button(
+            "End the class",
+            on_click=end_class,
+            help="Every student's page says the class has ended, and goes on working.",
+        )
 
 
 def asked(call, *args):
@@ -200,11 +219,14 @@ def publish(code: str) -> None:
 @st.fragment(run_every=STUDENT_SECONDS)
 def watch(code: str, following: bool) -> None:
     """A student's page: when the teacher changed something, rerun to catch up."""
-    seen = asked(store().view, code)
-    if seen is None:
+    try:
+        version, view = store().view(code)
+        revealed = store().revealed(code)
+    except RoomGoneError:
+        st.rerun()  # the class has ended: the whole page says so, and stops looking
+    except ClassConnectionError as err:
+        st.warning(f"{err} Your own page works as usual.")
         return
-    version, view = seen
-    revealed = asked(store().revealed, code)
     if following and version > st.session_state.get(APPLIED, 0):
         st.rerun()
     if revealed and revealed != st.session_state.get(REVEALED, ""):

@@ -7,16 +7,17 @@ to look at; students' sessions read it and vote on its questions.
     store.ask(code, key, "guess_rows:3f2a", ("not sure yet", "yes, exactly", "no"))
     store.vote(code, "guess_rows:3f2a", voter, "no")
     store.tally(code, "guess_rows:3f2a")  # {"not sure yet": 0, "yes, exactly": 0, "no": 1}
+    store.end(code, key)                           # the class is over
 
 Two stores keep the same promises (tests/ui/test_room_store.py runs one set of tests on
 both): MemoryRoomStore, in this server process (Streamlit Community Cloud runs one), and
 RedisRoomStore, when FFN_REDIS_URL names a Redis that several server processes share.
 
-Only the teacher's key changes what a room shows or asks. A vote is one per voter and
-question (a new vote replaces the voter's last), only for a question the teacher asked and
-one of its answers, and at most VOTES_PER_MINUTE from one voter. A room ends ROOM_SECONDS
-after its last activity. Every size is capped, so no visitor can grow the server's memory
-without bound.
+Only the teacher's key changes what a room shows or asks, or ends it. A vote is one per
+voter and question (a new vote replaces the voter's last), only for a question the teacher
+asked and one of its answers, and at most VOTES_PER_MINUTE from one voter. A room ends when
+its teacher ends it, or ROOM_SECONDS after its last activity. Every size is capped, so no
+visitor can grow the server's memory without bound.
 """
 
 from __future__ import annotations
@@ -225,6 +226,11 @@ class MemoryRoomStore:
         with self.lock:
             return self.room(code).revealed
 
+    def end(self, code: str, key: str) -> None:
+        with self.lock:
+            self.room(code, key)
+            del self.rooms[code]
+
 
 # One vote, atomically: the room is live, the question was asked and has that answer, the
 # voter is under the rate and the question under its voters' cap; then the vote is set.
@@ -421,3 +427,11 @@ class RedisRoomStore:
 
     def revealed(self, code: str) -> str:
         return self.fields(code, "revealed")[0]
+
+    def end(self, code: str, key: str) -> None:
+        self.teacher(code, key)
+        pattern = f"{self.keys(code)[0]}*"  # the room and its questions, votes and rates
+        names = self.reaching(lambda: list(self.redis.scan_iter(match=pattern, count=1000)))
+        with self.redis.pipeline() as pipe:
+            pipe.delete(*names).zrem(ROOMS, code)
+            self.reaching(pipe.execute)

@@ -4,7 +4,8 @@ The teacher starts a class on Neurons; both students open the join link and land
 teacher's page; a change of d_ff reaches them; they answer the page's question, and the
 teacher's live chart counts them; "Reveal to the class" shows the answer to a student who
 has not guessed; a student who unticks "Follow the teacher" keeps their own page, and
-catches up when ticking it again.
+catches up when ticking it again; when the teacher ends the class, every student's page
+says so and goes on working.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def test_a_class_follows_the_teacher_and_a_student_can_step_away(server, browser
     expect(d_ff(alone)).to_have_value("24")
     alone.get_by_text("Follow the teacher").click()
     expect(d_ff(alone)).to_have_value("32", timeout=10_000)
+
+    teacher.get_by_role("button", name="End the class").click()
+    expect(teacher.get_by_role("button", name="Start a class")).to_be_visible(timeout=10_000)
+    for student in students:  # their polls find the class gone; their pages go on
+        expect(student.get_by_text(f"The class {code} has ended")).to_be_visible(timeout=10_000)
+        expect(d_ff(student)).to_have_value("32")
 
     for page in (teacher, *students):
         no_exception(page)

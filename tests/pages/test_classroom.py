@@ -147,6 +147,23 @@ def test_a_teacher_who_leaves_the_class_and_starts_again_gets_the_same_room():
     assert teacher.session_state["room"] == code
 
 
+def test_the_teacher_ends_the_class_and_each_students_page_says_so():
+    teacher, code, _ = start_class()
+    student = open_page(None, {"room": code})
+    assert student.title[0].value.startswith("Neurons")
+    (end,) = [b for b in teacher.button if b.label == "End the class"]
+    end.click().run()
+    assert not teacher.exception
+    assert teacher.session_state["room"] == "" and TEACHER not in teacher.session_state
+    assert not store().exists(code)
+    assert any(b.label == "Start a class" for b in teacher.sidebar.button)
+    student.run()  # what the student's polling fragment does when the room has gone
+    assert not student.exception
+    ended = f"The class `{code}` has ended, or its code is wrong; the app works as usual."
+    assert ended in [i.value for i in student.info]
+    assert student.title[0].value.startswith("Neurons")  # the page goes on working
+
+
 def question_digest(at) -> str:
     """The digest part of the one question id this session has answered."""
     (qid,) = at.session_state[VOTED]

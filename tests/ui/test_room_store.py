@@ -94,6 +94,28 @@ def test_without_the_teacher_key_nothing_changes(store):
         store.vote(code, "q2", "student", "no")  # q2 was never asked
 
 
+def test_only_the_teacher_ends_the_class_and_then_it_is_gone(store):
+    code, key = store.create()
+    store.ask(code, key, "q1", ANSWERS)
+    store.vote(code, "q1", "student", "no")
+    _, other_key = store.create()
+    with pytest.raises(NotTeacherError):
+        store.end(code, other_key)
+    assert store.exists(code)
+    store.end(code, key)
+    assert not store.exists(code)
+    for call, args in [(store.view, ()), (store.tally, ("q1",)), (store.revealed, ())]:
+        with pytest.raises(RoomGoneError):
+            call(code, *args)
+    with pytest.raises(RoomGoneError):
+        store.vote(code, "q1", "student", "yes, exactly")
+    with pytest.raises(RoomGoneError):
+        store.end(code, key)  # ended already
+    if isinstance(store, RedisRoomStore):  # nothing of it is left
+        assert not list(store.redis.scan_iter(f"ffn:room:{code}*"))
+        assert store.redis.zscore(room_store.ROOMS, code) is None
+
+
 def test_votes_count_once_per_voter_and_a_new_vote_replaces_the_last(store):
     code, key = store.create()
     store.ask(code, key, "q1", ANSWERS)
