@@ -20,6 +20,14 @@ from harness.server import AppServer
 POLLS, RUNS = 100, 30
 
 
+def cpu_per_move(server: AppServer, session: Participant, key: str, values) -> float:
+    """Server CPU seconds per run, over RUNS moves of the slider `key` between `values`."""
+    before = server.cpu_seconds()
+    for i in range(RUNS):
+        session.set(key, values[i % 2])
+    return (server.cpu_seconds() - before) / RUNS
+
+
 def main() -> None:
     app = AppServer("class-costs")
     app.start()
@@ -36,28 +44,20 @@ def main() -> None:
             student.due[watch] = 0  # due now
             student.tick()
         poll = (app.cpu_seconds() - before) / POLLS
-        costs = []
-        for session in (student, alone):
-            before = app.cpu_seconds()
-            for i in range(RUNS):
-                session.set("x1", (0.5, 1.0)[i % 2])
-            costs.append((app.cpu_seconds() - before) / RUNS)
+        in_class = cpu_per_move(app, student, "x1", (0.5, 1.0))
+        no_class = cpu_per_move(app, alone, "x1", (0.5, 1.0))
     finally:
         app.stop()
     floor = AppServer("class-costs-floor", "benchmarks/floor_page.py")
     floor.start()
     try:
-        visitor = Participant(floor.port)
-        before = floor.cpu_seconds()
-        for i in range(RUNS):
-            visitor.set("size", (4.0, 8.0)[i % 2])
-        costs.append((floor.cpu_seconds() - before) / RUNS)
+        floor_page = cpu_per_move(floor, Participant(floor.port), "size", (4.0, 8.0))
     finally:
         floor.stop()
     print(f"{date.today()} | server CPU per request, ms")
     print(f"a student's poll: {poll * 1e3:.1f}")
-    print(f"a run of Home, in a class: {costs[0] * 1e3:.1f}; with no class: {costs[1] * 1e3:.1f}")
-    print(f"a run of the floor page: {costs[2] * 1e3:.1f}")
+    print(f"a run of Home, in a class: {in_class * 1e3:.1f}; with no class: {no_class * 1e3:.1f}")
+    print(f"a run of the floor page: {floor_page * 1e3:.1f}")
 
 
 if __name__ == "__main__":
