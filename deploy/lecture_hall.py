@@ -3,11 +3,12 @@
     python -m deploy.lecture_hall                        # 2 replicas, students at port 8501
     python -m deploy.lecture_hall --replicas 4 --port 80
 
-One Streamlit process serves about 30 students comfortably (benchmarks/RESULTS.md); a
-bigger class needs several. Every replica finds the class rooms in the same Redis
-(FFN_REDIS_URL), and nginx (deploy/nginx.conf) upgrades websockets and keeps each browser
-on the replica that holds its session. Press Ctrl-C to stop them all. Needs Debian's
-`nginx` and `redis-server` (apt-get install -y nginx redis-server).
+One Streamlit process serves a class of about 30 exploring on their own; a class that
+follows its teacher needs about a core for every 15 students (benchmarks/RESULTS.md).
+Every replica finds the class rooms in the same Redis (FFN_REDIS_URL), and nginx
+(deploy/nginx.conf) upgrades websockets and keeps each browser on the replica that holds
+its session. Press Ctrl-C to stop them all. Needs Debian's `nginx` and `redis-server`
+(apt-get install -y nginx redis-server).
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ class LectureHall:
         for program in ("nginx", "redis-server"):
             if shutil.which(program) is None:
                 raise RuntimeError(f"{program} not found: apt-get install -y nginx redis-server")
+        try:
+            self.start_all()
+        except BaseException:
+            self.stop()  # nothing started is left running
+            raise
+
+    def start_all(self) -> None:
         redis_port = self.redis_url.rsplit(":", 1)[1].split("/")[0]
         self.spawn(
             "redis-server", "--port", redis_port, "--bind", "127.0.0.1", "--save", "",
@@ -66,7 +74,6 @@ class LectureHall:
         config.write_text(nginx_config(self.run, self.listen, [r.port for r in self.replicas]))
         self.spawn("nginx", "-c", str(config), "-p", str(self.run), "-e", "stderr")
         if not answers(self.url, timeout=30):
-            self.stop()
             raise RuntimeError(f"nginx did not answer at {self.url}; see {self.run}")
 
     def spawn(self, *command: str) -> None:
@@ -79,12 +86,12 @@ class LectureHall:
 
     def stop(self) -> None:
         """nginx first, so no student reaches a stopped replica; then the replicas; Redis last."""
-        redis, *nginx = self.processes
-        for process in nginx:
+        for process in self.processes[1:]:
             end(process)
         for replica in self.replicas:
             replica.stop()
-        end(redis)
+        for process in self.processes[:1]:
+            end(process)
 
     def __enter__(self) -> LectureHall:
         self.start()

@@ -181,3 +181,19 @@ def children_of(parent: int) -> list[int]:
         if int(fields[1]) == parent:
             found.append(int(stat.parent.name))
     return found
+
+
+def test_a_hall_that_fails_to_start_leaves_nothing_running(tmp_path, monkeypatch):
+    for program in ("nginx", "redis-server"):
+        require(shutil.which(program) is not None, f"no {program}: apt-get install {program}")
+    hall = LectureHall(2, run=tmp_path)
+
+    def refuse() -> None:
+        raise RuntimeError("the second replica did not start")
+
+    monkeypatch.setattr(hall.replicas[1], "start", refuse)
+    with pytest.raises(RuntimeError, match="the second replica"):
+        hall.start()
+    (redis,) = hall.processes  # nginx was never started
+    assert redis.poll() is not None  # Redis stopped
+    assert hall.replicas[0].process.poll() is not None  # and the first replica
