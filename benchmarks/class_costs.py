@@ -1,4 +1,4 @@
-"""What one student in a class costs the server: a poll, and a catch-up.
+"""What one student in a class costs the server: a poll, and a run of the page (a catch-up).
 
     python -m benchmarks.class_costs
 

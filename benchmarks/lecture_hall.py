@@ -8,12 +8,13 @@ deploy/lecture_hall.py starts Redis, the replicas and nginx. Every participant i
 websocket through nginx speaking Streamlit's protocol (harness/class_protocol.py), and
 reruns its polling fragments on the browser's timers: the teacher's publish (0.5 s) and
 chart of answers (1 s), each student's watch (1 s). The teacher starts a class on Home
-and moves the x₁ slider every few seconds; each student follows, and now and then
+and moves the x₁ slider every 8 s (`--every`); each student follows, and now and then
 changes their guess to Home's question.
 
-Checked: no exception and no failed request; every student's page shows each of the
-teacher's moves (Home's caption names neuron 1's new score) within 2 s; at the end the
-count in Redis and the teacher's own chart equal each student's last guess. Measured:
+Reported (counted, not asserted): exceptions and failed requests; how many of the
+teacher's moves each student's page showed (Home's caption names neuron 1's new score)
+within 2 s; whether the count in Redis and the teacher's own chart equal each student's
+last guess at the end. Measured:
 every request's time to its finished run (moves, guesses, timer runs, a catch-up rerun
 included in the timer run that caused it), the server CPU per second of class, memory.
 """

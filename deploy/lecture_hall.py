@@ -24,7 +24,7 @@ from pathlib import Path
 from harness.server import AppServer, answers, free_port
 
 CONFIG = Path(__file__).with_name("nginx.conf")
-REDIS_MEMORY = "256mb"  # rooms past this go, the longest-idle first (every key has a TTL)
+REDIS_MEMORY = "256mb"  # past this, Redis drops keys closest to expiring (all have TTLs)
 
 
 def nginx_config(run: Path, listen: str, replica_ports: list[int]) -> str:

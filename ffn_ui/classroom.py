@@ -113,13 +113,15 @@ def start_class() -> None:
 def end_class() -> None:
     """The teacher's "End the class": the room goes, and this session explores alone."""
     state = st.session_state
-    code, key = state.pop(TEACHER)
+    code, key = state[TEACHER]
     try:
         store().end(code, key)
+    except ClassConnectionError as err:
+        state["class_problem"] = f"{err} The class goes on; press “End the class” again."
+        return
     except RoomError:
         pass  # it had ended already
-    except ClassConnectionError as err:
-        state["class_problem"] = f"{err} The class ends on its own 3 hours after its last use."
+    del state[TEACHER]
     state[ROOM] = ""
 
 

@@ -290,10 +290,12 @@ VOTE_REFUSALS = {  # what the vote script answers -> what the voter is told
 
 
 class RedisRoomStore:
-    """Rooms in Redis, shared by every server process that reaches it. Every key starts
-    with ffn:room:<code> and expires ROOM_SECONDS after the room's last activity. An index,
-    ffn:rooms, holds each live room's code and when it ends, so that at most MAX_ROOMS live
-    at once; a room's end moves on whenever its teacher or a student reads it."""
+    """Rooms in Redis, shared by every server process that reaches it. A room's keys start
+    with ffn:room:<code>: the room itself, which expires ROOM_SECONDS after anyone last
+    used it; its questions and each question's votes, ROOM_SECONDS after the last question
+    or vote; each voter's rate, RATE_SECONDS after their first vote in the window. An
+    index, ffn:rooms, holds each live room's code and when it ends, so that at most
+    MAX_ROOMS live at once; a room's end moves on whenever its teacher or a student uses it."""
 
     def __init__(
         self, url: str, room_seconds: int = ROOM_SECONDS, rate_seconds: int = RATE_SECONDS

@@ -16,7 +16,7 @@ from helpers import NEURONS, decode, open_page
 from ffn_ui import room_store
 from ffn_ui.class_votes import VOTED
 from ffn_ui.classroom import APPLIED, TEACHER, store
-from ffn_ui.room_store import NotTeacherError
+from ffn_ui.room_store import ClassConnectionError, NotTeacherError
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -162,6 +162,24 @@ def test_the_teacher_ends_the_class_and_each_students_page_says_so():
     ended = f"The class `{code}` has ended, or its code is wrong; the app works as usual."
     assert ended in [i.value for i in student.info]
     assert student.title[0].value.startswith("Neurons")  # the page goes on working
+
+
+def test_ending_a_class_while_its_store_is_out_of_reach_keeps_it_and_says_so(monkeypatch):
+    teacher, code, key = start_class()
+
+    def lost(*_):
+        raise ClassConnectionError("Class connection lost; the class waits for it.")
+
+    monkeypatch.setattr(store(), "end", lost)
+    (end,) = [b for b in teacher.button if b.label == "End the class"]
+    end.click().run()
+    assert not teacher.exception
+    assert teacher.session_state[TEACHER] == (code, key)  # still the teacher: press again
+    assert any("press “End the class” again" in w.value for w in teacher.warning)
+    monkeypatch.undo()
+    (end,) = [b for b in teacher.button if b.label == "End the class"]
+    end.click().run()
+    assert not store().exists(code) and TEACHER not in teacher.session_state
 
 
 def question_digest(at) -> str:
