@@ -29,7 +29,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from math import inf
-from pathlib import Path
 
 from deploy.lecture_hall import LectureHall
 from ffn_ui.class_votes import question_id
@@ -37,7 +36,7 @@ from ffn_ui.predict import NOT_SURE
 from ffn_ui.room_store import RedisRoomStore
 from harness.class_protocol import Participant, bar_counts
 from harness.protocol import Visitor
-from harness.server import cpu_seconds
+from harness.server import children_of, cpu_seconds
 
 GUESSES = [NOT_SURE, "neuron 1", "neuron 2", "both", "neither"]  # Home's question
 X1 = [v / 2 for v in range(-6, 7)]  # the teacher's slider, x₁ from −3 to 3
@@ -141,14 +140,7 @@ def attend(lecture: Lecture, log: Log, seed: int, guess_every: float) -> None:
 
 def tree_cpu(pid: int) -> float:
     """CPU seconds of a process and its direct children (nginx's workers)."""
-    total = cpu_seconds(pid)
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                total += cpu_seconds(int(stat.parent.name))
-        except (OSError, ValueError):
-            continue
-    return total
+    return cpu_seconds(pid) + sum(cpu_seconds(child) for child in children_of(pid))
 
 
 def run(students: int, replicas: int, moves: int, every: float, guess_every: float = 8.0) -> None:

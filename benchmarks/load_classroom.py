@@ -23,7 +23,6 @@ process; its CPU time and memory are read from /proc.
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import random
 import statistics
@@ -34,13 +33,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urlencode
 
-import numpy as np
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
 from benchmarks.lecture_hall import run as lecture
-from harness.protocol import Visitor
+from harness.protocol import Visitor, decode
 from harness.server import AppServer
 
 EVERY_PAGE = [
@@ -127,10 +125,7 @@ class Student:
 
 
 def first_chart_x_max(spec: str) -> float:
-    x = json.loads(spec)["data"][0]["x"]
-    if isinstance(x, dict):  # Plotly's base64 form of a NumPy array
-        return float(np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).max())
-    return float(max(x))
+    return float(decode(json.loads(spec)["data"][0]["x"]).max())
 
 
 def run_once(ws, port: int, scenario: Scenario, page_hash: str, value, slider):

@@ -222,8 +222,7 @@ def publish(code: str) -> None:
 def watch(code: str, following: bool) -> None:
     """A student's page: when the teacher changed something, rerun to catch up."""
     try:
-        version, view = store().view(code)
-        revealed = store().revealed(code)
+        version, view, revealed = store().look(code)
     except RoomGoneError:
         st.rerun()  # the class has ended: the whole page says so, and stops looking
     except ClassConnectionError as err:

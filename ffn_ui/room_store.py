@@ -4,6 +4,7 @@ to look at; students' sessions read it and vote on its questions.
     code, key = store.create()                     # the join code, and the teacher's key
     store.show(code, key, {"page": "Neurons", "d_ff": "8"})
     version, view = store.view(code)               # what every follower loads
+    version, view, revealed = store.look(code)     # and the question revealed, at once
     store.ask(code, key, "guess_rows:3f2a", ("not sure yet", "yes, exactly", "no"))
     store.vote(code, "guess_rows:3f2a", voter, "no")
     store.tally(code, "guess_rows:3f2a")  # {"not sure yet": 0, "yes, exactly": 0, "no": 1}
@@ -110,7 +111,22 @@ class Room:
     recent: dict[str, deque] = field(default_factory=dict)  # voter -> times of their votes
 
 
-class MemoryRoomStore:
+class Reads:
+    """What both stores read through their `look`: the version, view and revealed
+    question, in one lock or one round trip (a student's page asks every second)."""
+
+    def look(self, code: str) -> tuple[int, dict[str, str], str]:
+        raise NotImplementedError
+
+    def view(self, code: str) -> tuple[int, dict[str, str]]:
+        version, view, _ = self.look(code)
+        return version, view
+
+    def revealed(self, code: str) -> str:
+        return self.look(code)[2]
+
+
+class MemoryRoomStore(Reads):
     """Rooms in this server process, behind one lock."""
 
     def __init__(
@@ -165,10 +181,10 @@ class MemoryRoomStore:
                 room.version, room.view = room.version + 1, text
             return room.version
 
-    def view(self, code: str) -> tuple[int, dict[str, str]]:
+    def look(self, code: str) -> tuple[int, dict[str, str], str]:
         with self.lock:
             room = self.room(code)
-            return room.version, json.loads(room.view)
+            return room.version, json.loads(room.view), room.revealed
 
     def ask(self, code: str, key: str, question: str, answers: Sequence[str]) -> None:
         check_question(question, answers)
@@ -221,10 +237,6 @@ class MemoryRoomStore:
             if question not in room.questions:
                 raise RoomError("The class has not been asked that question.")
             room.revealed = question
-
-    def revealed(self, code: str) -> str:
-        with self.lock:
-            return self.room(code).revealed
 
     def end(self, code: str, key: str) -> None:
         with self.lock:
@@ -289,7 +301,7 @@ VOTE_REFUSALS = {  # what the vote script answers -> what the voter is told
 }
 
 
-class RedisRoomStore:
+class RedisRoomStore(Reads):
     """Rooms in Redis, shared by every server process that reaches it. A room's keys start
     with ffn:room:<code>: the room itself, which expires ROOM_SECONDS after anyone last
     used it; its questions and each question's votes, ROOM_SECONDS after the last question
@@ -379,9 +391,9 @@ class RedisRoomStore:
         self.teacher(code, key)
         return self.reaching(self.show_script, self.keys(code)[:1], [text, self.room_seconds])
 
-    def view(self, code: str) -> tuple[int, dict[str, str]]:
-        version, view = self.fields(code, "version", "view")
-        return int(version), json.loads(view)
+    def look(self, code: str) -> tuple[int, dict[str, str], str]:
+        version, view, revealed = self.fields(code, "version", "view", "revealed")
+        return int(version), json.loads(view), revealed
 
     def ask(self, code: str, key: str, question: str, answers: Sequence[str]) -> None:
         check_question(question, answers)
@@ -426,9 +438,6 @@ class RedisRoomStore:
         if not self.reaching(self.redis.hexists, questions, question):
             raise RoomError("The class has not been asked that question.")
         self.reaching(self.redis.hset, room, "revealed", question)
-
-    def revealed(self, code: str) -> str:
-        return self.fields(code, "revealed")[0]
 
     def end(self, code: str, key: str) -> None:
         self.teacher(code, key)

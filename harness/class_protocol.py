@@ -15,15 +15,13 @@ messages from another's session.
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import time
 
-import numpy as np
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from harness.protocol import Seen, Visitor
+from harness.protocol import Seen, Visitor, decode
 
 CLASS_CODE = re.compile(r"Class code: `([A-Za-z0-9_-]{16})`")
 
@@ -120,7 +118,4 @@ class Participant(Visitor):
 def bar_counts(spec: str) -> dict[str, int]:
     """A bar chart's counts by label, read from the figure JSON a page sent."""
     (bars,) = json.loads(spec)["data"]
-    y = bars["y"]
-    if isinstance(y, dict):  # Plotly's base64 form of a NumPy array
-        y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"])
-    return dict(zip(bars["x"], np.asarray(y).astype(int).tolist(), strict=True))
+    return dict(zip(bars["x"], decode(bars["y"]).astype(int).tolist(), strict=True))

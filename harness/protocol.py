@@ -10,8 +10,10 @@ visitor costs it, and nothing on this side beyond a socket, so many can run at o
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 
+import numpy as np
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
@@ -117,3 +119,14 @@ def note(seen: Seen, element, fragment_id: str) -> None:
         widget_id = getattr(widget, "id", "")
         if widget_id and "-" in widget_id:  # keyed widgets end their id with "-<key>"
             seen.widgets[widget_id.rsplit("-", 1)[1]] = (widget_id, fragment_id)
+
+
+def decode(values) -> np.ndarray:
+    """Plotly 6+ encodes NumPy arrays as {"dtype", "bdata" (base64), "shape"}; lists stay lists."""
+    if isinstance(values, dict) and "bdata" in values:
+        arr = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        shape = values.get("shape")
+        if isinstance(shape, str):
+            shape = [int(s) for s in shape.split(",")]
+        return arr.reshape(shape) if shape else arr
+    return np.asarray(values)

@@ -32,6 +32,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children_of(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue  # a process that ended while being read
+    return found
+
+
 def answers(url: str, timeout: float) -> bool:
     """Whether Streamlit's health check at `url` says ok within `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import base64
 import functools
 import io
 import json
@@ -22,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from ffn_core.init import init_weights
 from ffn_core.tokens import embed_words
+from harness.protocol import decode
 
 # --- the machine -----------------------------------------------------------------------
 
@@ -265,17 +265,6 @@ def edit_table(at: AppTest, key: str, rows: dict | None = None, added=(), delete
         "added_rows": list(added),
         "deleted_rows": list(deleted),
     }
-
-
-def decode(values) -> np.ndarray:
-    """Plotly 6+ encodes NumPy arrays as {"dtype", "bdata" (base64), "shape"}; lists stay lists."""
-    if isinstance(values, dict) and "bdata" in values:
-        arr = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
-        shape = values.get("shape")
-        if isinstance(shape, str):
-            shape = [int(s) for s in shape.split(",")]
-        return arr.reshape(shape) if shape else arr
-    return np.asarray(values)
 
 
 def chart_traces(app_test) -> list[list[dict]]:

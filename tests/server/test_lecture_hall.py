@@ -22,7 +22,7 @@ from helpers import require
 from deploy.lecture_hall import LectureHall
 from ffn_ui.room_store import RedisRoomStore
 from harness.class_protocol import Participant, bar_counts
-from harness.server import ROOT, answers, free_port
+from harness.server import ROOT, answers, children_of, free_port
 
 FOLLOW_SECONDS = 2.0  # a follower sees the teacher's change within this
 NOT_SURE = "not sure yet"
@@ -168,19 +168,6 @@ def test_the_command_starts_the_hall_and_stops_it_all(tmp_path):
     assert not any(Path(f"/proc/{pid}").exists() for pid in started)
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
-
-
-def children_of(parent: int) -> list[int]:
-    """Processes whose parent is `parent` (from /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def test_a_hall_that_fails_to_start_leaves_nothing_running(tmp_path, monkeypatch):

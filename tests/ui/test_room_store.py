@@ -74,6 +74,7 @@ def test_the_teacher_shows_the_room_a_view_and_each_change_is_a_new_version(stor
     assert store.show(code, key, {"page": "Neurons", "d_ff": "8"}) == 1  # nothing new
     assert store.show(code, key, {"page": "Neurons", "d_ff": "16"}) == 2
     assert store.view(code) == (2, {"page": "Neurons", "d_ff": "16"})
+    assert store.look(code) == (2, {"page": "Neurons", "d_ff": "16"}, "")
 
 
 def test_without_the_teacher_key_nothing_changes(store):
@@ -204,6 +205,7 @@ def test_the_teacher_reveals_an_asked_question_only(store):
         store.reveal(code, key, "q2")
     store.reveal(code, key, "q1")
     assert store.revealed(code) == "q1"
+    assert store.look(code)[2] == "q1"
 
 
 def test_sizes_are_capped(store):
