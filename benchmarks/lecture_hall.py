@@ -176,7 +176,8 @@ def run(students: int, replicas: int, moves: int, every: float, guess_every: flo
             teacher_log.timed(teacher, teacher.tick)
         teacher.close()
 
-    expected = dict.fromkeys(GUESSES, 0) | Counter(log.last_guess for log in logs)
+    answers = [log.last_guess for log in logs if log.last_guess != NOT_SURE]  # not an answer
+    expected = dict.fromkeys(GUESSES[1:], 0) | Counter(answers)
     delays = [log.delay(sent, caption) for log in logs for sent, caption in lecture.moves]
     latencies = sorted(lat for log in [*logs, teacher_log] for lat in log.latencies)
     errors = [e for log in [*logs, teacher_log] for e in log.errors]

@@ -1,27 +1,34 @@
-"""A page's predict-then-reveal question, asked of the whole class.
+"""A page's predict-then-reveal question, asked of the whole class, as Mentimeter or Kahoot
+run one.
 
-In a class, `ffn_ui.predict.predicted` calls `take_part`: the teacher's page asks the room
-the question and shows a live bar chart of the class's answers, with "Reveal to the class";
-a student's page sends the student's guess ("not sure yet" until they choose), counted once
-per student and question, anonymously (a random id the server keeps in the session). A
-question is the page's question at its setting, so a changed setting starts a new count.
+In a class, `ffn_ui.predict.predicted` hands its question to `class_round`:
+- a student's guess is sent as their answer, counted once, anonymously; their page says
+  "your answer is in" and shows no verdict and nothing that settles the question;
+- the teacher's page shows, live, how many students have answered and how many not yet
+  (not what they answered: a projector would sway those still thinking), and "Reveal to
+  the class";
+- once the teacher reveals, answers close, and every page shows the answer and its why:
+  each student's with their own verdict ("you said …"), the teacher's with the chart of
+  the class's answers.
+
+"not sure yet" is no answer: it is not counted, and choosing it again takes an answer
+back. A question is the page's question at its setting, so a changed setting starts a new
+count.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
-import secrets
 
 import streamlit as st
 
 from ffn_ui import figures
-from ffn_ui.classroom import LIVE, REVEALED, TEACHER, asked, store, teaching
+from ffn_ui.classroom import LIVE, REVEALED, STUDENTS, TEACHER, asked, store, teaching, voter
 from ffn_ui.display import show
 from ffn_ui.room_store import ClassConnectionError, RoomError
+from ffn_ui.url import literal, sentence_start
 
-VOTED = "class_voted"  # session only: question -> the answer this session last sent
-VOTER = "class_voter"  # session only: this session's anonymous id in the class's counts
+VOTED = "class_voted"  # session only: "code/question" -> the answer this session's vote holds
 TALLY_SECONDS = 1.0  # how often the teacher's chart of answers is redrawn
 MAX_REMEMBERED = 200  # questions a session remembers having answered
 
@@ -31,55 +38,123 @@ def question_id(key: str, setting: object) -> str:
     return f"{key}:{hashlib.sha256(repr(setting).encode()).hexdigest()[:10]}"
 
 
-def take_part(key: str, setting: object, choices: tuple[str, ...], guess: str) -> bool:
-    """Ask or answer in the class; True once the teacher has revealed this question."""
-    code = st.session_state.get(LIVE, "")
-    if not code:
-        return False
-    qid = question_id(key, setting)
-    if teaching(code):
-        asked(store().ask, code, st.session_state[TEACHER][1], qid, choices)
-        tally(code, qid)
-    else:
-        vote(code, qid, guess)
-    revealed = asked(store().revealed, code) or ""
-    st.session_state[REVEALED] = revealed
-    return revealed == qid
-
-
 def in_class() -> bool:
     return bool(st.session_state.get(LIVE))
 
 
-def vote(code: str, qid: str, guess: str) -> None:
-    """Send this student's guess, once per change; a refusal (too many votes) is said."""
+def class_round(question, setting: object, guess: str, not_sure: str, container) -> bool:
+    """Ask or answer `question` in the class, and say where the round stands; True once
+    the teacher has revealed it, when the page may draw what settles it."""
+    state = st.session_state
+    code = state[LIVE]
+    qid = question_id(question.key, setting)
+    revealed = qid in state.get(REVEALED, frozenset())
+    teacher = teaching(code)
+    if teacher:
+        asked(store().ask, code, state[TEACHER][1], qid, tuple(question.options))
+        answer = question.resolved()[0] if revealed else None
+        with st.container() if container is st else container:
+            tally(code, qid, answer)
+    elif not revealed:
+        send(code, qid, None if guess == not_sure else guess)
+    if not revealed:
+        if teacher:
+            return False  # the count of answers and "Reveal to the class" say it
+        if guess == not_sure:
+            text = "Make your guess above. The teacher reveals the answer to the whole class."
+        else:
+            text = (
+                f"Your answer is in: {literal(guess)}. The teacher reveals the answer to the "
+                "whole class; until then you may change it."
+            )
+        container.info(text)
+        return False
+    answer, why = question.resolved()
+    said = state.get(VOTED, {}).get(f"{code}/{qid}")
+    if teacher:
+        container.success(f"Revealed to the class: the answer is {answer}. {sentence_start(why)}")
+    elif said is None:
+        container.info(
+            f"The teacher revealed the answer: {answer}. {sentence_start(why)} You did not answer."
+        )
+    elif said == answer:
+        container.success(f"Right (you said {said}): {why}")
+    else:
+        container.error(
+            f"Not this time: you said {said}, and the answer is {answer}. {sentence_start(why)}"
+        )
+    return True
+
+
+def send(code: str, qid: str, answer: str | None) -> None:
+    """Send this student's answer (None: take it back), once per change; a refusal (too
+    many votes) is said."""
     sent = st.session_state.setdefault(VOTED, {})
-    if sent.get(qid) == guess:
+    voted = f"{code}/{qid}"  # a vote counts in one class
+    if sent.get(voted) == answer:
         return
     if len(sent) >= MAX_REMEMBERED:
         sent.clear()
     try:
-        voter = st.session_state.setdefault(VOTER, secrets.token_urlsafe(12))
-        store().vote(code, qid, voter, guess)
-        sent[qid] = guess
+        store().vote(code, qid, voter(), answer)
     except ClassConnectionError as err:
         st.warning(f"{err} Your guess counts on your own page.")
+        return
     except RoomError as err:
         st.warning(f"Your guess was not counted: {err}")
+        return
+    if answer is None:
+        sent.pop(voted, None)
+    else:
+        sent[voted] = answer
 
 
 def reveal(code: str, qid: str) -> None:
-    asked(store().reveal, code, st.session_state[TEACHER][1], qid)
+    """The teacher's "Reveal to the class"; this run shows it too, even when only the
+    question's fragment reruns (the room's revealed questions are read by the page's poll)."""
+    state = st.session_state
+    try:
+        store().reveal(code, state[TEACHER][1], qid)
+    except (RoomError, ClassConnectionError) as err:
+        state["class_problem"] = str(err)  # said on the page by class_controls
+        return
+    state[REVEALED] = state.get(REVEALED, frozenset()) | {qid}
+
+
+def answered_text(answered: int, students: int) -> str:
+    """How many have answered, of the students on the class's pages now."""
+    if not answered and not students:
+        return "no students on the class's pages yet"
+    if answered > students:
+        return (
+            f"{answered} answers, more than the {students} students on the class's pages "
+            "now: some may come from pages that closed, or from one person in several tabs"
+        )
+    waiting = students - answered
+    return f"{answered} of {students} students answered, {waiting} not yet"
 
 
 @st.fragment(run_every=TALLY_SECONDS)
-def tally(code: str, qid: str) -> None:
-    """The teacher's live chart of the class's answers, and the button that reveals."""
+def tally(code: str, qid: str, answer: str | None) -> None:
+    """The teacher's view of the class's answers. While they answer: how many have, and
+    "Reveal to the class" (what they answered stays off the projector, so that it sways
+    no one still thinking). Once revealed: the chart of their answers, and the answer."""
     counts = asked(store().tally, code, qid)
     if counts is None:
         return
-    title = f"the class's answers: {sum(counts.values())} so far"
-    fig = figures.bars(list(counts), list(counts.values()), title, "students")
-    fig.update_yaxes(dtick=max(1, math.ceil(max(counts.values(), default=0) / 5)))  # whole
-    show(fig, st.session_state.get("presenter", False))
-    st.button("Reveal to the class", on_click=reveal, args=(code, qid), key=f"reveal_{qid}")
+    said = answered_text(sum(counts.values()), st.session_state.get(STUDENTS, 0))
+    if answer is None:
+        line, button = st.columns([3, 1], vertical_alignment="center")
+        line.markdown(f"**The class's answers:** {said}.")
+        if button.button(
+            "Reveal to the class",
+            key=f"reveal_{qid}",
+            help="Every student's page shows the answer and their own verdict.",
+        ):
+            reveal(code, qid)
+            st.rerun()  # the whole page: what the answer settles is drawn now
+        return
+    labels = [f"{a} (the answer)" if a == answer else a for a in counts]
+    title = f"the class's answers: {said}; the answer is {answer}"
+    fig = figures.class_answers(labels, list(counts.values()), title)
+    show(fig, st.session_state.get("presenter", False), key=f"tally_{qid}")

@@ -2,19 +2,27 @@
 teacher's page and settings within a couple of seconds.
 
     app.py:     page = st.navigation(...); catch_up(page.title); page.run()
-    setup():    class_controls(sidebar, presenter)
+    setup():    class_controls(sidebar, place, presenter)
 
-The class code is a control bound to the URL (`?room=…`), so a join link opens the class
-and every page keeps it. The teacher's key stays in the teacher's session, never in a URL:
-only that session can change what the room shows (ffn_ui/room_store.py checks it). The
-teacher's page publishes its settings from a polling fragment; a student's polling
-fragment sees a newer version and reruns the app, and `catch_up` copies the settings in
-before any control is drawn, then opens the teacher's page.
+The class code is a control bound to the URL (`?room=k7m2-x9qp-4hzt`), so a join link
+opens the class and every page keeps it. The teacher's key stays in the teacher's
+session, never in a URL: only that session can change what the room shows
+(ffn_ui/room_store.py checks it). The teacher's page publishes its page and settings from
+a polling fragment; a student's polling fragment sees a newer version and reruns the app,
+and `catch_up` copies the settings into the session before any control is drawn, then
+opens the teacher's page.
+
+A follower's settings travel through `st.session_state`, never through the address: a
+control bound to the URL may not be set through `st.query_params`, so the page switch
+names only the edited arrays (`w`, `x`), which no control binds, and every control writes
+its own value back into the address as it is drawn.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 from urllib.parse import urlsplit
 
 import segno
@@ -22,23 +30,33 @@ import streamlit as st
 
 from ffn_ui.path import STEPS
 from ffn_ui.room_store import (
-    CODE_PATTERN,
     ClassConnectionError,
     MemoryRoomStore,
     RedisRoomStore,
     RoomError,
     RoomGoneError,
+    read_code,
+    view_json,
 )
-from ffn_ui.url import REGISTRY_KEY, bound_text, bound_toggle, literal
+from ffn_ui.url import REGISTRY_KEY, bound_text, bound_toggle, forget_url_value, literal
 
 ROOM = "room"  # the class code's control and URL key
 FOLLOW = "follow"  # the student's "follow the teacher" toggle
-TEACHER = "class_teacher_key"  # session only: the key of the class this session teaches
-APPLIED = "class_version"  # session only: the room's version this session last copied in
+TEACHER = "class_teacher_key"  # session only: (code, key) of the class this session teaches
+APPLIED = "class_version"  # session only: (code, version) of the view this session copied in
 SHOWN = "class_page"  # session only: the title of the page this run shows
 LIVE = "class_live"  # session only: the code of the class this run takes part in, or ""
-REVEALED = "class_revealed"  # session only: the question the teacher last revealed
+REVEALED = "class_revealed"  # session only: the questions the teacher has revealed
+STUDENTS = "class_students"  # session only: the teacher's last count of students present
+VOTER = "class_voter"  # session only: this session's anonymous id in the class
+QR = "class_qr"  # session only: the teacher's "Show the QR code" toggle
+INLINE = "class_inline"  # session only: the student's poll runs inside a whole-page run
 OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
+# The edited arrays a page keeps in the address and the session (ffn_ui/editing.py): the
+# address's key, and the session's. A class follows them as the teacher's link writes them.
+ARRAYS = {"w": "hand_weights", "x": "edited_x"}
+OLD_CODE = re.compile(r"[A-Za-z0-9_-]{16}")  # a code of an earlier version of the app
+MAX_TYPED = 24  # a code typed with spaces or dashes in any place
 TEACHER_SECONDS = 0.5  # how often the teacher's page publishes its settings
 STUDENT_SECONDS = 1.0  # how often a student's page looks for a newer version
 
@@ -53,6 +71,11 @@ def store() -> MemoryRoomStore | RedisRoomStore:
 
 def teaching(code: str) -> bool:
     return bool(code) and st.session_state.get(TEACHER, ("", ""))[0] == code
+
+
+def voter() -> str:
+    """This session's anonymous id in a class: random, kept by the server, never shown."""
+    return st.session_state.setdefault(VOTER, secrets.token_urlsafe(12))
 
 
 def followed(key: str) -> bool:
@@ -73,27 +96,56 @@ def settings() -> dict[str, object]:
     }
 
 
+def session_code() -> str:
+    """The class this session names (its box, or the address before the box is drawn),
+    in the code's written form; "" for none or for text that is not a code."""
+    return read_code(st.session_state.get(ROOM) or st.query_params.get(ROOM, "")) or ""
+
+
 def catch_up(title: str) -> None:
     """Before the page runs: a following student takes the teacher's newer settings and
     page. Anything wrong with the class is said later, by class_controls."""
     state = st.session_state
     state[SHOWN] = title
-    code = state.get(ROOM) or st.query_params.get(ROOM, "")
-    if not CODE_PATTERN.fullmatch(code or "") or teaching(code) or not state.get(FOLLOW, True):
+    code = session_code()
+    if not code or teaching(code) or not state.get(FOLLOW, True):
         return
     try:
-        version, view = store().view(code)
+        look = store().look(code)
     except (RoomError, ClassConnectionError):
         return
-    if version <= state.get(APPLIED, 0):
+    if look.version <= applied(code):
         return
-    state[APPLIED] = version
-    for key, value in view.get("settings", {}).items():
+    state[APPLIED] = (code, look.version)
+    state[ROOM] = code  # on a join link's first run, its control is not drawn yet
+    for key, value in look.view.get("settings", {}).items():
         if followed(key) and state.get(key) != value:
             state[key] = value  # each control still checks its value as it is drawn
-    page = next((s.page for s in STEPS if s.label == view.get("page")), None)
-    if page and view.get("page") != title:
-        st.switch_page(page, query_params={ROOM: code})  # the code's control is not drawn yet
+    arrays = carried_arrays(look.view.get("address", {}))
+    page = next((s.page for s in STEPS if s.label == look.view.get("page")), None)
+    if page and look.view.get("page") != title:
+        st.switch_page(page, query_params=arrays)
+    for url_key, raw in arrays.items():  # no control binds these keys
+        st.query_params[url_key] = raw
+
+
+def applied(code: str) -> int:
+    """The version of this class's view this session last copied in (0: none yet; another
+    class's count starts again)."""
+    copied, version = st.session_state.get(APPLIED, ("", 0))
+    return version if copied == code else 0
+
+
+def carried_arrays(address: object) -> dict[str, str]:
+    """The teacher's edited arrays, as their link writes them; the session's own copy of
+    any that differ is dropped, so that the page reads the link's (editing.stored_arrays)."""
+    if not isinstance(address, dict):
+        return {}
+    arrays = {k: v for k, v in address.items() if k in ARRAYS and isinstance(v, str)}
+    for url_key, raw in arrays.items():
+        if raw != st.query_params.get(url_key):
+            st.session_state.pop(ARRAYS[url_key], None)
+    return arrays
 
 
 def start_class() -> None:
@@ -103,11 +155,23 @@ def start_class() -> None:
         if TEACHER in state and store().exists(state[TEACHER][0]):
             code, key = state[TEACHER]
         else:
-            code, key = store().create()
+            code, key = store().create(client_address())
     except (RoomError, ClassConnectionError) as err:
         state["class_problem"] = str(err)
         return
     state.update({TEACHER: (code, key), ROOM: code})
+
+
+def client_address() -> str:
+    """The address the teacher's browser connects from, as far as this server can tell:
+    behind a proxy that says so (FFN_TRUST_PROXY=1, as deploy/nginx.conf does), the address
+    it names in X-Real-IP."""
+    if os.environ.get("FFN_TRUST_PROXY") == "1":
+        real = st.context.headers.get("X-Real-IP")
+        if real:
+            return real
+    address = st.context.ip_address
+    return address if isinstance(address, str) else ""
 
 
 def end_class() -> None:
@@ -125,42 +189,75 @@ def end_class() -> None:
     state[ROOM] = ""
 
 
-def class_controls(sidebar, presenter: bool) -> None:
-    """The sidebar's class section, and on the page, what the class needs to see."""
+def tidy_code() -> None:
+    """A typed code in its written form: "K7M2 X9QP 4HZT" becomes "k7m2-x9qp-4hzt"."""
+    state = st.session_state
+    state[ROOM] = read_code(state[ROOM]) or state[ROOM].strip()
+
+
+def settle_code() -> None:
+    """A code from the address in its written form, before its box is drawn."""
+    raw = st.query_params.get(ROOM)
+    code = read_code(raw)
+    if code and code != raw and ROOM not in st.session_state:
+        st.session_state[ROOM] = code
+        forget_url_value(ROOM)
+
+
+def class_controls(sidebar, place, presenter: bool) -> None:
+    """The sidebar's class section, and in `place` on the page, the class's one line."""
     st.session_state[LIVE] = ""
     sidebar.subheader("Class")
-    code = bound_text(
+    settle_code()
+    typed = bound_text(
         "class code",
         ROOM,
         "",
-        16,
+        MAX_TYPED,
         sidebar,
-        help="A teacher's join link fills it in; empty, you explore alone.",
+        on_change=tidy_code,
+        help="A teacher's join link fills it in, or type the code the teacher reads out; "
+        "empty, you explore alone.",
     )
     problem = st.session_state.pop("class_problem", "")
     if problem:
         st.warning(problem)
-    if not code:
+    if not typed:
         sidebar.button(
             "Start a class",
             on_click=start_class,
             help="Students open the join link or scan the code, then follow your page live.",
         )
         return
-    if not CODE_PATTERN.fullmatch(code):
-        st.info(f"{literal(code)} is not a class code; the app works as usual.")
+    code = read_code(typed)
+    if code is None:
+        if OLD_CODE.fullmatch(typed):
+            st.info(ended(typed))
+        else:
+            st.info(f"{literal(typed)} is not a class code; the app works as usual.")
         return
     if not reachable(code):
         return
     st.session_state[LIVE] = code  # the page's questions now count the class's votes
     if teaching(code):
-        join_panel(code, presenter)
-        publish(code)
+        sidebar.button(
+            "End the class",
+            on_click=end_class,
+            help="Every student's page says the class has ended, and goes on working.",
+        )
+        with place:
+            publish(code, presenter)
     else:
         following = bound_toggle(
             "Follow the teacher", FOLLOW, True, sidebar, help="Untick to explore alone."
         )
-        watch(code, following)
+        st.session_state[INLINE] = True  # the page below reads what this run's poll reads
+        with place:
+            watch(code, following)
+
+
+def ended(code: str) -> str:
+    return f"The class {literal(code)} has ended, or its code is wrong; the app works as usual."
 
 
 def reachable(code: str) -> bool:
@@ -168,9 +265,7 @@ def reachable(code: str) -> bool:
     try:
         if store().exists(code):
             return True
-        st.info(
-            f"The class {literal(code)} has ended, or its code is wrong; the app works as usual."
-        )
+        st.info(ended(code))
     except ClassConnectionError as err:
         st.warning(f"{err} Your own pages work as usual.")
     return False
@@ -179,21 +274,6 @@ def reachable(code: str) -> bool:
 def join_link(code: str) -> str:
     parts = urlsplit(st.context.url or "http://localhost:8501/")
     return f"{parts.scheme}://{parts.netloc}/?{ROOM}={code}"
-
-
-def join_panel(code: str, presenter: bool) -> None:
-    link = join_link(code)
-    with st.expander(f"Class {literal(code)}: students join at {literal(link)}", expanded=True):
-        left, right = st.columns([1, 1] if presenter else [1, 2])
-        qr = segno.make(link, error="m").svg_inline(scale=10)
-        left.image(qr, width=320 if presenter else 200)  # big enough to scan across a room
-        right.markdown(f"Open {literal(link)} or scan the code. Class code: {literal(code)}.")
-        right.caption("A student who ticks “Follow the teacher” sees this page and its settings.")
-        right.button(
-            "End the class",
-            on_click=end_class,
-            help="Every student's page says the class has ended, and goes on working.",
-        )
 
 
 def asked(call, *args):
@@ -208,33 +288,70 @@ def asked(call, *args):
     return None
 
 
+def published_view() -> tuple[dict, str]:
+    """What the class sees of this page, and a note if the edited arrays are too long to
+    send (then students keep their own)."""
+    state = st.session_state
+    view = {"page": state.get(SHOWN, ""), "settings": settings()}
+    address = {k: st.query_params[k] for k in ARRAYS if k in st.query_params}
+    try:
+        view_json({**view, "address": address})
+    except RoomError:
+        return view, " Your edited numbers are too long to send: students see their own."
+    return {**view, "address": address}, ""
+
+
+def students_text(students: int, following: int) -> str:
+    if not students:
+        return "no students yet"
+    return f"{students} student{'s' if students != 1 else ''}, {following} following"
+
+
 @st.fragment(run_every=TEACHER_SECONDS)
-def publish(code: str) -> None:
-    """The teacher's page and settings, sent to the room when they change."""
-    key = st.session_state[TEACHER][1]
-    view = {"page": st.session_state.get(SHOWN, ""), "settings": settings()}
-    version = asked(store().show, code, key, view)
-    if version is not None:
-        st.caption(f"Your class sees this page (update {version}).")
+def publish(code: str, presenter: bool) -> None:
+    """The teacher's page and settings, sent to the room; and one line for the class:
+    its code, who is here, and the QR code on request."""
+    state = st.session_state
+    view, note = published_view()
+    seen = asked(store().show, code, state[TEACHER][1], view)
+    if seen is None:
+        return
+    state[STUDENTS], state[REVEALED] = seen.students, seen.revealed
+    link = join_link(code)
+    line, toggle = st.columns([5, 4] if presenter else [5, 2], vertical_alignment="center")
+    where = "" if presenter else f" · join at {literal(urlsplit(link).netloc)} with the code"
+    text = f"**Class {literal(code)}** · {students_text(seen.students, seen.following)}{where}."
+    (line.caption if presenter else line.markdown)(text + note)  # beside the intro's row
+    if toggle.toggle("Show the QR code", key=QR):
+        left, right = st.columns([1, 1] if presenter else [1, 2])
+        qr = segno.make(link, error="m").svg_inline(scale=10)
+        left.image(qr, width=320 if presenter else 200)  # big enough to scan across a room
+        right.subheader(code)  # to read out, and to type in
+        right.markdown(f"Open {literal(link)} or scan the code. Class code: {literal(code)}.")
+        right.caption("A student who keeps “Follow the teacher” ticked sees this page live.")
 
 
 @st.fragment(run_every=STUDENT_SECONDS)
 def watch(code: str, following: bool) -> None:
-    """A student's page: when the teacher changed something, rerun to catch up."""
+    """A student's page: when the teacher changed something, or revealed an answer, rerun
+    to catch up; and a line that says whom the page follows."""
+    state = st.session_state
     try:
-        version, view, revealed = store().look(code)
+        look = store().look(code, voter(), following)
     except RoomGoneError:
         st.rerun()  # the class has ended: the whole page says so, and stops looking
     except ClassConnectionError as err:
         st.warning(f"{err} Your own page works as usual.")
         return
-    if following and version > st.session_state.get(APPLIED, 0):
+    if following and look.version > applied(code):
         st.rerun()
-    if revealed and revealed != st.session_state.get(REVEALED, ""):
-        st.session_state[REVEALED] = revealed
-        st.rerun()  # the teacher revealed an answer: show it
-    where = view.get("page") or "Home"
-    st.caption(
-        f"Class {literal(code)}: the teacher is on {where}."
-        + ("" if following else " You are exploring alone.")
-    )
+    inline = state.pop(INLINE, False)
+    if look.revealed != state.get(REVEALED, frozenset()):
+        state[REVEALED] = look.revealed
+        if not inline:
+            st.rerun()  # the teacher revealed an answer: the page shows it
+    where = look.view.get("page") or "Home"
+    if following:
+        st.caption(f"Following the teacher in class {literal(code)}: they are on {where}.")
+    else:
+        st.caption(f"Class {literal(code)}: the teacher is on {where}. You are exploring alone.")

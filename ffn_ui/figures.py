@@ -6,6 +6,8 @@ trace shows its exact values on hover.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -175,6 +177,23 @@ def bars(
         label = dict(x=1, xref="x domain", y=level, text=level_name, showarrow=False)
         marks = {"shapes": [line_at(y=level, dash="dash")], "annotations": [label]}
     return figure([bar], height, title=title, **axes, **marks)
+
+
+def class_answers(answers: list[str], counts: list[int], title: str) -> go.Figure:
+    """A class's answers to one question: one bar of students per answer, compact, so
+    that a projected page keeps its own figure on the first screen."""
+    bar = go.Bar(
+        x=f32(counts),
+        y=answers,
+        orientation="h",
+        marker_color=COLOURS[0],
+        hovertemplate="%{y}: %{x} students<extra></extra>",
+    )
+    whole = max(1, math.ceil(max(counts, default=0) / 5))  # students are whole
+    xaxis = {"dtick": whole, "rangemode": "tozero", "title": "students"}
+    yaxis = {"autorange": "reversed", "type": "category"}
+    height = 90 + 30 * len(answers)
+    return figure([bar], height, title=title, xaxis=xaxis, yaxis=yaxis)
 
 
 def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ffn_ui.class_votes import in_class, take_part
-from ffn_ui.url import bound_select
+from ffn_ui.class_votes import class_round, in_class
+from ffn_ui.url import bound_select, sentence_start
 
 NOT_SURE = "not sure yet"
 
@@ -36,10 +36,15 @@ class Question:
     answer: str | Callable[[], str]
     why: str | Callable[[], str]
 
+    def resolved(self) -> tuple[str, str]:
+        """The answer and its why, computed now if the page gave functions."""
+        return tuple(part() if callable(part) else part for part in (self.answer, self.why))
+
 
 def predicted(question: Question, setting: object = None, container=st) -> bool:
     """Ask; once the learner has guessed, say whether it was right and why. Returns True
-    after a guess, when the page may draw what settles the question."""
+    after a guess, when the page may draw what settles the question. In a class, the
+    teacher reveals the answer to everyone at once (ffn_ui/class_votes.py)."""
     state = st.session_state
     seen = f"{question.key}_setting"
     if state.get(seen, setting) != setting and state.get(question.key, NOT_SURE) != NOT_SURE:
@@ -49,21 +54,17 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
     guess = bound_select(
         question.text, question.key, choices, NOT_SURE, container, radio=True, horizontal=True
     )
-    revealed = False
-    if in_class():  # the class's answers count too (ffn_ui/class_votes.py)
-        with st.container() if container is st else container:
-            revealed = take_part(question.key, setting, choices, guess)
-    if guess == NOT_SURE and not revealed:
+    if in_class():
+        return class_round(question, setting, guess, NOT_SURE, container)
+    if guess == NOT_SURE:
         if st.session_state.get("presenter", False):  # on a projector, the figures need the room
             container.caption("Make your guess above to see the answer.")
         else:
             container.info("Make your guess above to see the answer.")
         return False
-    answer, why = (part() if callable(part) else part for part in (question.answer, question.why))
-    if guess == NOT_SURE:  # the teacher revealed it to the class
-        container.info(f"The teacher revealed the answer: {answer}. {why}")
-    elif guess == answer:
+    answer, why = question.resolved()
+    if guess == answer:
         container.success(f"Right: {why}")
     else:
-        container.error(f"Not this time: the answer is {answer}. {why}")
+        container.error(f"Not this time: the answer is {answer}. {sentence_start(why)}")
     return True

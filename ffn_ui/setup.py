@@ -86,13 +86,15 @@ def setup(
     if presenter:  # the whole width for the lesson: the sidebar opens with its arrow
         st.set_page_config(initial_sidebar_state="collapsed")
     st.title(heading)
-    if presenter:  # the teacher says it; the first figure gets the first screen
-        st.expander("What this page is about").markdown(intro)
+    if presenter:  # the teacher says it, and the class's line shares its row
+        about, class_line = st.columns([2, 3], vertical_alignment="center")
+        about.expander("What this page is about").markdown(intro)
     else:
         st.markdown(intro)
+        class_line = st.container()
     show_upload_result()
     presets(sidebar, presenter)
-    class_controls(sidebar, presenter)
+    class_controls(sidebar, class_line, presenter)
 
     if tuck_model:  # a page with an example of its own keeps the shared model out of sight
         sidebar = sidebar.expander("The model the other pages share")

@@ -120,6 +120,11 @@ def in_sentence(label: str) -> str:
     return label[0].lower() + label[1:] if label[1:2].islower() else label
 
 
+def sentence_start(text: str) -> str:
+    """A text as it reads starting a sentence: "the gate is shut" -> "The gate is shut"."""
+    return text[:1].upper() + text[1:]
+
+
 def forget_url_value(key: str) -> None:
     """Stop Streamlit seeding the control from a rejected address value, and drop that value.
     The one way this app drops an address value, bound to a widget or not (`w`, `x`):

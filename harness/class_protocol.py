@@ -21,9 +21,9 @@ import time
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from harness.protocol import Seen, Visitor, decode
+from harness.protocol import Control, Seen, Visitor, decode
 
-CLASS_CODE = re.compile(r"Class code: `([A-Za-z0-9_-]{16})`")
+CLASS_CODE = re.compile(r"Class `([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})`")
 
 
 class Participant(Visitor):
@@ -33,6 +33,8 @@ class Participant(Visitor):
         super().__init__(port, timeout)
         self.query, self.page_hash = query, ""
         self.due: dict[str, float] = {}  # fragment id: when the browser would rerun it
+        self.fragments: dict[str, Seen] = {}  # fragment id: what its last own run showed
+        self.values: dict[str, str] = {}  # each keyed control's value, as this page holds it
         self.sent: list[bytes] = []
         self.shown = self.send(self.message(page))  # what the last whole-page run showed
 
@@ -45,14 +47,22 @@ class Participant(Visitor):
         return msg
 
     def send(self, msg: BackMsg | bytes) -> Seen:
-        """Send one message and read its run; remember the page and its timers."""
+        """Send one message and read its run; remember the page, the address the page
+        wrote (the browser sends it back with every rerun) and the page's timers."""
         raw = msg if isinstance(msg, bytes) else msg.SerializeToString()
         self.sent.append(raw)
         self.ws.send(raw)
         seen = self.read()
+        if seen.fragment_run and not isinstance(msg, bytes):
+            self.fragments[msg.rerun_script.fragment_id] = seen
         self.page_hash = seen.page_hash or self.page_hash
+        if seen.address is not None:
+            self.query = seen.address
+        for control in seen.controls:  # the server's word, where it set a value
+            if control.key and (control.fresh or control.key not in self.values):
+                self.values[control.key] = control.value
         if not seen.fragment_run:
-            self.shown = seen
+            self.shown, self.fragments = seen, {}
             now = time.monotonic()
             self.due = {fragment: now + every for fragment, every in seen.timers.items()}
         return seen
@@ -79,6 +89,42 @@ class Participant(Visitor):
             else:
                 setattr(state, name, given)
         return self.send(msg)
+
+    def navigate(self, page_hash: str) -> Seen:
+        """Open another page as a browser does when a menu item or a page link is clicked:
+        naming the page by its hash, with no query string and no widget states."""
+        msg = BackMsg()
+        msg.rerun_script.page_script_hash = page_hash
+        msg.rerun_script.context_info.url = f"http://127.0.0.1:{self.port}/"
+        return self.send(msg)
+
+    def go(self, path: str) -> Seen:
+        """Click the sidebar menu's page at URL path `path` ("" for Home)."""
+        return self.navigate(self.shown.pages[path])
+
+    def follow(self, label: str) -> Seen:
+        """Click the page's link whose label starts with `label` (a "Next:" link, say)."""
+        (page_hash,) = [h for text, h in self.shown.links.items() if text.startswith(label)]
+        return self.navigate(page_hash)
+
+    def use(self, control: Control, value: object = None) -> Seen:
+        """Do what a person does with `control`: press a button, or set the control to
+        `value` (an option's text, a number, a bool, a text or a list of options)."""
+        widget = (control.id, control.fragment)
+        if control.key and control.kind != "button":  # what the browser now holds
+            self.values[control.key] = as_text(value)
+        if control.kind == "button":
+            return self.change(widget, trigger_value=True)
+        if control.kind in ("multiselect", "button_group"):
+            return self.change(widget, string_array_value=list(value))
+        if control.kind == "slider" and control.options:  # a select_slider: an option's text
+            return self.change(widget, string_array_value=[str(value)])
+        field = VALUE_FIELDS[control.kind]
+        if control.kind == "slider":
+            value = [float(value)]
+        elif control.kind == "number_input":
+            value = float(value)
+        return self.change(widget, **{field: value})
 
     def set(self, key: str, value: float) -> Seen:
         """Move the slider with this key."""
@@ -111,11 +157,46 @@ class Participant(Visitor):
                 runs.append(self.send(msg))
         return runs
 
+    def notes_after(self, key: str) -> list[str]:
+        """What the page says after the control `key`, in its latest run."""
+        for seen in [*self.fragments.values(), self.shown]:
+            if key in seen.notes_after:
+                return seen.notes_after[key]
+        raise KeyError(key)
+
+    def chart(self, key: str) -> str:
+        """The latest figure JSON of the chart with this key, from the page or a fragment."""
+        for seen in [*self.fragments.values(), self.shown]:
+            if key in seen.keyed_charts:
+                return seen.keyed_charts[key]
+        raise KeyError(key)
+
     def next_due(self) -> float:
         return min(self.due.values(), default=time.monotonic() + 1)
+
+
+def as_text(value: object) -> str:
+    """A value as Control.value writes it."""
+    if isinstance(value, list | tuple):
+        return "|".join(as_text(v) for v in value)
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return f"{value:g}"
+    return str(value)
+
+
+VALUE_FIELDS = {  # the field of a WidgetState each kind of control sends its value in
+    "checkbox": "bool_value",
+    "radio": "string_value",
+    "selectbox": "string_value",
+    "slider": "double_array_value",
+    "number_input": "double_value",
+    "text_input": "string_value",
+    "text_area": "string_value",
+}
 
 
 def bar_counts(spec: str) -> dict[str, int]:
     """A bar chart's counts by label, read from the figure JSON a page sent."""
     (bars,) = json.loads(spec)["data"]
-    return dict(zip(bars["x"], decode(bars["y"]).astype(int).tolist(), strict=True))
+    labels, values = ("y", "x") if bars.get("orientation") == "h" else ("x", "y")
+    return dict(zip(bars[labels], decode(bars[values]).astype(int).tolist(), strict=True))

@@ -19,20 +19,54 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
 
+@dataclass(frozen=True)
+class Control:
+    """One control a person could use, as the page sent it."""
+
+    kind: str  # the element's type: "slider", "radio", "selectbox", "button", …
+    id: str
+    fragment: str  # the fragment it lives in, or ""
+    label: str
+    key: str = ""  # the control's key, for keyed controls
+    sidebar: bool = False  # in the sidebar rather than the page
+    options: tuple[str, ...] = ()
+    low: float = 0.0
+    high: float = 0.0
+    step: float = 1.0
+    integer: bool = False
+    disabled: bool = False
+    value: str = ""  # what it shows, as text (a list of options joined by "|") …
+    fresh: bool = False  # … as this run set it; else its default (the browser may hold another)
+    max_chars: int = 0  # a text box's limit, which the browser keeps to (0: none)
+
+
 @dataclass
 class Seen:
     """What one run of a page sent back."""
 
     page_hash: str = ""
     notes: list[str] = field(default_factory=list)  # st.warning/info/error/success texts
+    # The notes drawn after each keyed control and before the next one: a question's key
+    # -> what the page says about it.
+    notes_after: dict[str, list[str]] = field(default_factory=dict)
     headings: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)  # markdown and captions
     charts: list[str] = field(default_factory=list)  # each Plotly chart's figure JSON
+    keyed_charts: dict[str, str] = field(default_factory=dict)  # a keyed chart's key: JSON
     widgets: dict[str, tuple[str, str]] = field(default_factory=dict)  # key: (id, fragment)
     buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # label: (id, fragment)
+    controls: list[Control] = field(default_factory=list)  # every control, in page order
+    links: dict[str, str] = field(default_factory=dict)  # a page link's label: its page's hash
+    pages: dict[str, str] = field(default_factory=dict)  # the menu: URL path -> page hash
+    address: str | None = None  # the query string the page last put in the address bar
     timers: dict[str, float] = field(default_factory=dict)  # fragment id: seconds between runs
     exceptions: list[str] = field(default_factory=list)
     fragment_run: bool = False  # only fragments ran, not the whole page
+
+    @property
+    def title(self) -> str:
+        """The page's title: its first heading."""
+        return self.headings[0] if self.headings else ""
 
 
 class Visitor:
@@ -84,12 +118,16 @@ class Visitor:
             fwd = ForwardMsg()
             fwd.ParseFromString(self.ws.recv(timeout=self.timeout))
             kind = fwd.WhichOneof("type")
-            if kind == "navigation":  # names the page that ran
+            if kind == "navigation":  # names the page that ran, and the menu's pages
                 seen.page_hash = fwd.navigation.page_script_hash
+                seen.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+            elif kind == "page_info_changed":  # what the browser's address bar now says
+                seen.address = fwd.page_info_changed.query_string
             elif kind == "auto_rerun":  # a fragment the browser reruns on a timer
                 seen.timers[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                note(seen, fwd.delta.new_element, fwd.delta.fragment_id)
+                sidebar = fwd.metadata.delta_path[:1] == [1]  # the root: 0 main, 1 sidebar
+                note(seen, fwd.delta.new_element, fwd.delta.fragment_id, sidebar)
             elif kind == "script_finished" and (
                 fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
             ):
@@ -99,26 +137,89 @@ class Visitor:
                 return seen
 
 
-def note(seen: Seen, element, fragment_id: str) -> None:
+def note(seen: Seen, element, fragment_id: str, sidebar: bool = False) -> None:
     """Record what the checks read from one new element."""
     which = element.WhichOneof("type")
     if which == "alert":
         seen.notes.append(element.alert.body)
+        if seen.controls and seen.controls[-1].key:
+            seen.notes_after.setdefault(seen.controls[-1].key, []).append(element.alert.body)
     elif which == "heading":
         seen.headings.append(element.heading.body)
     elif which == "markdown":
         seen.texts.append(element.markdown.body)
     elif which == "plotly_chart":
         seen.charts.append(element.plotly_chart.spec)
+        if "-" in element.plotly_chart.id:
+            seen.keyed_charts[element.plotly_chart.id.rsplit("-", 1)[1]] = element.plotly_chart.spec
     elif which == "exception":
         seen.exceptions.append(f"{element.exception.type}: {element.exception.message}")
-    elif which == "button":
-        seen.buttons[element.button.label] = (element.button.id, fragment_id)
+    elif which == "page_link":
+        seen.links[element.page_link.label] = element.page_link.page_script_hash
+    elif which in CONTROLS:
+        control = read_control(which, getattr(element, which), fragment_id, sidebar)
+        seen.controls.append(control)
+        if which == "button":
+            seen.buttons[control.label] = (control.id, fragment_id)
+        if control.key:
+            seen.widgets[control.key] = (control.id, fragment_id)
     else:
-        widget = getattr(element, which)
-        widget_id = getattr(widget, "id", "")
+        widget_id = getattr(getattr(element, which), "id", "")
         if widget_id and "-" in widget_id:  # keyed widgets end their id with "-<key>"
             seen.widgets[widget_id.rsplit("-", 1)[1]] = (widget_id, fragment_id)
+
+
+CONTROLS = ("button", "checkbox", "radio", "selectbox", "slider", "number_input",
+            "text_input", "text_area", "multiselect", "button_group")  # fmt: skip
+
+
+def read_control(kind: str, widget, fragment_id: str, sidebar: bool) -> Control:
+    """A control's kind, id and what a person could set it to."""
+    key = widget.id.rsplit("-", 1)[1] if "-" in widget.id else ""  # keyed ids end "-<key>"
+    key = "" if key == "None" else key  # … and others end "-None"
+    options = tuple(getattr(widget, "options", ()))
+    if kind == "button_group":
+        options = tuple(option.content for option in widget.options)
+    low = high = 0.0
+    step, integer = 1.0, False
+    if kind == "slider":
+        low, high, step = widget.min, widget.max, widget.step
+        integer = widget.data_type == widget.INT
+    elif kind == "number_input":
+        low = widget.min if widget.has_min else -1e6
+        high = widget.max if widget.has_max else 1e6
+        step, integer = widget.step, widget.data_type == widget.INT
+    label = getattr(widget, "label", "")
+    return Control(
+        kind, widget.id, fragment_id, label, key, sidebar, options, low, high, step, integer,
+        bool(getattr(widget, "disabled", False)), shown_value(kind, widget, options),
+        bool(getattr(widget, "set_value", False)), getattr(widget, "max_chars", 0),
+    )  # fmt: skip
+
+
+def shown_value(kind: str, widget, options: tuple[str, ...]) -> str:
+    """The value a control shows: the one the run set (`set_value`), else its default."""
+    fresh = getattr(widget, "set_value", False)
+    if kind in ("radio", "selectbox"):
+        if fresh:
+            return widget.raw_value
+        return options[widget.default] if 0 <= widget.default < len(options) else ""
+    if kind in ("multiselect", "button_group"):
+        if fresh:
+            return "|".join(widget.raw_values)
+        return "|".join(options[k] for k in widget.default if 0 <= k < len(options))
+    if kind == "slider" and options:  # a select_slider: its values are options' indices
+        if fresh and widget.raw_value:
+            return "|".join(widget.raw_value)
+        picked = widget.value if fresh else widget.default
+        return "|".join(options[int(k)] for k in picked if 0 <= int(k) < len(options))
+    if kind == "slider":
+        return "|".join(f"{v:g}" for v in (widget.value if fresh else widget.default))
+    if kind == "number_input":
+        return f"{widget.value if fresh else widget.default:g}"
+    if kind in ("checkbox", "text_input", "text_area"):
+        return str(widget.value if fresh else widget.default)
+    return ""
 
 
 def decode(values) -> np.ndarray:

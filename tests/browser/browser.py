@@ -7,6 +7,7 @@ websocket's `script_finished` messages rather than from DOM flags.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -42,10 +43,13 @@ def require_chromium() -> None:
 
 
 class Reruns:
-    """Counts finished script runs of one page, read from its websocket frames."""
+    """Counts finished script runs of one page, read from its websocket frames: every run
+    (`finished`), and whole-page runs alone (`pages`), which a class's polling fragments,
+    running every second, do not add to."""
 
     def __init__(self, page) -> None:
         self.finished = 0
+        self.pages = 0
         page.on("websocket", self._watch)
 
     def _watch(self, ws) -> None:
@@ -61,6 +65,17 @@ class Reruns:
             msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
         ):
             self.finished += 1
+            self.pages += msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+
+    def wait_for_page_run(self, count: int, page, timeout: float = 30) -> None:
+        """Wait until a whole-page run after `count` has finished, and the browser has
+        drawn it (in a class a page is never idle: its fragments poll)."""
+        deadline = time.monotonic() + timeout
+        while self.pages <= count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no page run finished after run {count}")
+            page.wait_for_timeout(50)
+        page.wait_for_timeout(300)
 
     def wait_for_more_than(self, count: int, page, timeout: float = 20) -> None:
         """Wait until a run after `count` has finished, then until the app is idle."""
@@ -74,14 +89,18 @@ class Reruns:
         )
 
 
-def screenshot(page, name: str) -> Path:
-    """A whole-page screenshot in test-artifacts/, for a person to look at.
+def screenshot(page, name: str, whole: bool = True) -> Path:
+    """A whole-page screenshot in test-artifacts/, for a person to look at; or only the
+    first screen, as a projector shows it (`whole=False`).
 
     Streamlit scrolls inside its main section, not the document, so Playwright's
     full_page alone stops at the first screen: grow the viewport to the content first.
     """
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
+    if not whole:
+        page.screenshot(path=str(path))
+        return path
     width = page.viewport_size["width"]
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": width, "height": max(height, page.viewport_size["height"])})
@@ -149,6 +168,29 @@ TITLE = '[data-testid="stMain"] h1'
 SIDEBAR_LINKS = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'  # the menu
 
 
+# Where the first thing to look at starts: the first chart or diagram, or the first
+# prediction, which the figures after it wait for; and where that prediction ends.
+FIRST_TO_LOOK_AT = """() => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const figures = [...main.querySelectorAll('.js-plotly-plot, [data-testid="stGraphVizChart"]')];
+    const questions = [...main.querySelectorAll('[role="radiogroup"]')]
+        .filter(group => group.innerText.includes('not sure yet'))
+        .map(group => group.closest('[data-testid="stElementContainer"]'));
+    const first = [...figures, ...questions]
+        .map(el => [el.getBoundingClientRect(), figures.includes(el)])
+        .sort((a, b) => a[0].top - b[0].top)[0];
+    return first ? [first[0].top, first[0].bottom, first[1]] : null;
+}"""
+
+
+def first_screen_holds_the_first_figure(page, height: int) -> bool:
+    """Whether a screen `height` high shows the page's first figure from its title down
+    (168 px of it), or the whole question that figure waits for."""
+    page.wait_for_function(FIRST_TO_LOOK_AT, timeout=EXPECT_TIMEOUT)
+    top, bottom, is_figure = page.evaluate(FIRST_TO_LOOK_AT)
+    return top <= height - 168 and (is_figure or bottom <= height)
+
+
 def sidebar_links(page) -> list:
     """The sidebar menu's page links, once the browser has drawn them."""
     page.locator(SIDEBAR_LINKS).first.wait_for(state="attached", timeout=EXPECT_TIMEOUT)
@@ -160,6 +202,19 @@ def go_to(page, reruns, label: str) -> None:
     before = reruns.finished
     page.locator(SIDEBAR_LINKS, has_text=label).first.click()
     reruns.wait_for_more_than(before, page)
+
+
+CLASS_LINE = re.compile(r"Class ([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}) .* join at (\S+) with")
+
+
+def start_class(page) -> tuple[str, str]:
+    """Press "Start a class" on a teacher's page: the class's code and its join link, as
+    the class's line on the page says them."""
+    page.get_by_role("button", name="Start a class", exact=True).click()
+    line = page.get_by_text(CLASS_LINE)
+    expect(line).to_be_visible(timeout=EXPECT_TIMEOUT)
+    code, where = CLASS_LINE.search(line.inner_text()).groups()
+    return code, f"http://{where}/?room={code}"
 
 
 def server_log_tail(server, lines: int = 30) -> str:

@@ -11,12 +11,12 @@ from accessibility import WCAG_AAA, violations
 from browser import (
     CHART_COUNTS,
     DESKTOP,
-    EXPECT_TIMEOUT,
     PAGES,
     PHONE,
     PROJECTOR,
     change_address,
     chart_y,
+    first_screen_holds_the_first_figure,
     go_to,
     no_exception,
     nudge_slider,
@@ -152,21 +152,6 @@ TITLE_LINES = """() => {
 }"""
 
 
-# Where the first thing to look at starts: the first chart or diagram, or the first
-# prediction, which the figures after it wait for; and where that prediction ends.
-FIRST_TO_LOOK_AT = """() => {
-    const main = document.querySelector('[data-testid="stMain"]');
-    const figures = [...main.querySelectorAll('.js-plotly-plot, [data-testid="stGraphVizChart"]')];
-    const questions = [...main.querySelectorAll('[role="radiogroup"]')]
-        .filter(group => group.innerText.includes('not sure yet'))
-        .map(group => group.closest('[data-testid="stElementContainer"]'));
-    const first = [...figures, ...questions]
-        .map(el => [el.getBoundingClientRect(), figures.includes(el)])
-        .sort((a, b) => a[0].top - b[0].top)[0];
-    return first ? [first[0].top, first[0].bottom, first[1]] : null;
-}"""
-
-
 @pytest.mark.parametrize("name", list(PAGES))
 def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
     """Opened by a ?presenter=true&contrast=true link at 1024 x 768: the sidebar starts
@@ -186,11 +171,8 @@ def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, brow
     )
     assert all(min(sizes) >= 14 and sizes[:2] == [20, 20] for sizes in fonts), fonts
     if name != "glossary":  # the one page with neither a figure nor a question
-        # Traps has no chart for open_page to wait for: wait for its first question
-        page.wait_for_function(FIRST_TO_LOOK_AT, timeout=EXPECT_TIMEOUT)
-        top, bottom, is_figure = page.evaluate(FIRST_TO_LOOK_AT)
-        assert top <= PROJECTOR["height"] - 168  # the figure's title and its top on screen
-        assert is_figure or bottom <= PROJECTOR["height"]  # or the whole question
+        # Traps has no chart for open_page to wait for: this waits for its first question
+        assert first_screen_holds_the_first_figure(page, PROJECTOR["height"])
     assert violations(page, WCAG_AAA) == [], "high contrast: WCAG AAA"
     no_exception(page)
     page.close()

@@ -1,74 +1,204 @@
-"""In Chromium: a teacher and two students in one class, against a real server.
+"""In Chromium: a class walks the whole learning path with its teacher.
 
-The teacher starts a class on Neurons; both students open the join link and land on the
-teacher's page; a change of d_ff reaches them; they answer the page's question, and the
-teacher's live chart counts them; "Reveal to the class" shows the answer to a student who
-has not guessed; a student who unticks "Follow the teacher" keeps their own page, and
-catches up when ticking it again; when the teacher ends the class, every student's page
-says so and goes on working.
+A teacher and two students, each in a browser of their own: one student opens the join
+link, the other types the code as it is read out (lower case, spaces for dashes). The
+teacher goes through the path by the sidebar menu, pressing every button and answering
+every question of each page, then back through it by Home's path link and the "Next:"
+links. After each change each student shows the teacher's page, with no exception. On
+Home the class votes: no student sees a verdict before the teacher reveals; the teacher's
+chart counts exactly their guesses; after the reveal every page shows the answer. A
+student who unticks "Follow the teacher" keeps their own page; when the teacher ends the
+class, every page says so and goes on working.
+
+What a server does in a class (every question's count, the follow of every control) is
+checked through the protocol in tests/server/test_class_protocol.py; this walk checks
+what a person sees and clicks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 
-from browser import CHART_COUNTS, no_exception, open_page
+from browser import (
+    EXPECT_TIMEOUT,
+    PHONE,
+    PROJECTOR,
+    TITLE,
+    first_screen_holds_the_first_figure,
+    no_exception,
+    open_page,
+    screenshot,
+    sidebar_links,
+    start_class,
+)
 from playwright.sync_api import expect
 
+from ffn_ui.path import STEPS
 
-def d_ff(page):
-    return page.get_by_role("spinbutton", name="d_ff", exact=True)
+NOT_PRESSED = ("Start a class", "End the class", "Reveal to the class")
+QUESTION = '[data-testid="stRadio"]:has(label:has-text("not sure yet"))'
+SIDEBAR_CLOSED = """() => {
+    const box = document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect();
+    return box.right <= 1;
+}"""
+VERDICT = re.compile(r"^(Right \(you said|Not this time)")
+FOLLOW_MS = 10_000  # how soon is measured in benchmarks/ and the protocol tests
 
 
-def test_a_class_follows_the_teacher_and_a_student_can_step_away(server, browser):
-    teacher, _ = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
-    teacher.get_by_role("button", name="Start a class", exact=True).click()
-    panel = teacher.get_by_text(re.compile(r"students join at"))
-    expect(panel).to_be_visible(timeout=20_000)
-    code = re.search(r"room=([A-Za-z0-9_-]{16})", panel.inner_text()).group(1)
-    expect(teacher.locator('[data-testid="stImage"]')).to_have_count(1)  # the QR code
-    assert f"room={code}" in teacher.url
+def title(page) -> str:
+    return page.locator(TITLE).first.inner_text()
 
-    students = [open_page(browser, f"{server.url}/?room={code}", None)[0] for _ in range(2)]
-    for student in students:  # the join link opens Home; following, they land on Neurons
-        expect(student.locator('[data-testid="stMain"] h1')).to_contain_text(
-            "Neurons", timeout=20_000
+
+def follows(students, teacher) -> None:
+    """Every student who follows shows the teacher's page, and no page an exception."""
+    wanted = title(teacher)
+    for student in students:
+        expect(student.locator(TITLE).first).to_have_text(wanted, timeout=FOLLOW_MS)
+        no_exception(student)
+    no_exception(teacher)
+
+
+def act(teacher, reruns, students, click) -> None:
+    """Click something on the teacher's page, wait for the page to run (a control inside a
+    fragment reruns only that), then check the class."""
+    before = reruns.pages
+    click()
+    with contextlib.suppress(TimeoutError):  # a fragment's own control: only it ran
+        reruns.wait_for_page_run(before, teacher, timeout=5)
+    follows(students, teacher)
+
+
+def page_buttons(teacher) -> list[str]:
+    main = teacher.locator('[data-testid="stMain"] [data-testid="stButton"] button')
+    return [b.inner_text() for b in main.all() if b.is_enabled()]
+
+
+def press_everything(teacher, reruns, students) -> None:
+    """Every button of the teacher's page, then an answer to every question."""
+    for label in page_buttons(teacher):
+        if label in NOT_PRESSED or label not in page_buttons(teacher):
+            continue
+        button = teacher.locator('[data-testid="stMain"] [data-testid="stButton"] button')
+        act(teacher, reruns, students, button.filter(has_text=label).first.click)
+    for k in range(teacher.locator(QUESTION).count()):
+        question = teacher.locator(QUESTION).nth(k)
+        act(teacher, reruns, students, question.locator("label").nth(2).click)
+
+
+def test_a_class_walks_the_whole_path_with_its_teacher(server, browser):
+    teacher, reruns = open_page(browser, server.url, charts=None)
+    code, link = start_class(teacher)
+    by_link, _ = open_page(browser, link, None, viewport=PHONE)
+    typist, _ = open_page(browser, server.url, None)
+    box = typist.get_by_role("textbox", name="class code", exact=True)
+    box.fill(" ".join(code.split("-")))  # as read out: lower case, spaces between groups
+    box.press("Enter")
+    students = [by_link, typist]
+    follows(students, teacher)
+    expect(teacher.get_by_text("2 students, 2 following")).to_be_visible(timeout=FOLLOW_MS)
+
+    vote_on_home(teacher, reruns, students)
+
+    for step in STEPS[1:]:  # the path by the sidebar menu
+        (link,) = [a for a in sidebar_links(teacher) if a.inner_text() == step.label]
+        act(teacher, reruns, students, link.click)
+        press_everything(teacher, reruns, students)
+    home = next(a for a in sidebar_links(teacher) if a.inner_text() == "Home")
+    act(teacher, reruns, students, home.click)
+    first = teacher.locator('[data-testid="stPageLink-NavLink"]', has_text="Key–value memory:")
+    act(teacher, reruns, students, first.first.click)
+    while title(teacher) != "Glossary" and not title(teacher).startswith("Language model"):
+        nexts = teacher.locator('[data-testid="stPageLink-NavLink"]', has_text="Next:")
+        if not nexts.count():  # a page that waits for its question: in a class, the reveal
+            act(
+                teacher,
+                reruns,
+                students,
+                teacher.get_by_role("button", name="Reveal to the class").first.click,
+            )
+        act(teacher, reruns, students, nexts.first.click)
+
+    step_away_and_end(teacher, reruns, students, code)
+
+
+def vote_on_home(teacher, reruns, students) -> None:
+    """The class answers Home's question; the answer waits for the teacher's reveal."""
+    guesses = ["neuron 1", "neither"]
+    for student, guess in zip(students, guesses, strict=True):
+        question = student.locator(QUESTION).first
+        question.get_by_text(guess, exact=True).click()
+        expect(student.get_by_text(f"Your answer is in: {guess}.")).to_be_visible(
+            timeout=EXPECT_TIMEOUT
         )
-        expect(d_ff(student)).to_have_value("16")
-
-    d_ff(teacher).fill("24")
-    d_ff(teacher).press("Enter")
-    for student in students:  # how soon is measured in benchmarks/, not asserted here
-        expect(d_ff(student)).to_have_value("24", timeout=10_000)
-
-    # the class answers the page's question; the teacher's chart counts every answer
-    students[0].get_by_text("no", exact=True).click()
+        expect(student.get_by_text(VERDICT)).to_have_count(0)
+    expect(
+        teacher.get_by_text("The class's answers: 2 of 2 students answered, 0 not yet.")
+    ).to_be_visible(timeout=FOLLOW_MS)
+    screenshot(students[0], "class-student-before-reveal-phone")
+    screenshot(students[1], "class-student-before-reveal-desktop")
+    act(teacher, reruns, students, teacher.get_by_role("button", name="Reveal to the class").click)
+    expect(teacher.get_by_text("Revealed to the class: the answer is neither.")).to_be_visible()
     counted = teacher.locator('[data-testid="stText"]', has_text="the class's answers")
     expect(counted).to_contain_text(
-        "2 so far. Bars: not sure yet (1), yes, exactly (0), no (1).", timeout=10_000
+        "2 of 2 students answered, 0 not yet; the answer is neither. Bars: neuron 1 (1), "
+        "neuron 2 (0), both (0), neither (the answer) (1).",
     )
-    teacher.get_by_role("button", name="Reveal to the class").click()
-    expect(students[1].get_by_text("The teacher revealed the answer: yes, exactly.")).to_be_visible(
-        timeout=10_000
+    expect(students[0].get_by_text("Not this time: you said neuron 1")).to_be_visible(
+        timeout=FOLLOW_MS
     )
+    expect(students[1].get_by_text("Right (you said neither)")).to_be_visible(timeout=FOLLOW_MS)
+    screenshot(students[0], "class-student-after-reveal-phone")
+    screenshot(students[1], "class-student-after-reveal-desktop")
 
+
+def step_away_and_end(teacher, reruns, students, code: str) -> None:
+    """A student who unticks "Follow the teacher" stays; ending the class ends it for all."""
     alone = students[1]
     alone.get_by_text("Follow the teacher").click()
-    expect(alone.get_by_text("You are exploring alone")).to_be_visible(timeout=10_000)
-    d_ff(teacher).fill("32")
-    d_ff(teacher).press("Enter")
-    expect(d_ff(students[0])).to_have_value("32", timeout=10_000)
+    expect(alone.get_by_text("You are exploring alone")).to_be_visible(timeout=FOLLOW_MS)
+    stayed = title(alone)
+    home = next(a for a in sidebar_links(teacher) if a.inner_text() == "Home")
+    act(teacher, reruns, students[:1], home.click)
     alone.wait_for_timeout(2_000)  # two of its polls
-    expect(d_ff(alone)).to_have_value("24")
+    assert title(alone) == stayed
     alone.get_by_text("Follow the teacher").click()
-    expect(d_ff(alone)).to_have_value("32", timeout=10_000)
+    expect(alone.locator(TITLE).first).to_have_text(title(teacher), timeout=FOLLOW_MS)
 
     teacher.get_by_role("button", name="End the class").click()
-    expect(teacher.get_by_role("button", name="Start a class")).to_be_visible(timeout=10_000)
+    expect(teacher.get_by_role("button", name="Start a class")).to_be_visible(timeout=FOLLOW_MS)
     for student in students:  # their polls find the class gone; their pages go on
-        expect(student.get_by_text(f"The class {code} has ended")).to_be_visible(timeout=10_000)
-        expect(d_ff(student)).to_have_value("32")
-
+        expect(student.get_by_text(f"The class {code} has ended")).to_be_visible(timeout=FOLLOW_MS)
     for page in (teacher, *students):
         no_exception(page)
         page.context.close()
+
+
+def test_a_projector_with_a_class_running_keeps_each_pages_first_figure_on_screen(server, browser):
+    """The teacher starts a class, turns presenter mode on at 1024 x 768 and opens every
+    page from the menu: the class takes one line, and each page's first figure (or the
+    question it waits for) is on the first screen."""
+    teacher, reruns = open_page(browser, f"{server.url}/Neurons", None, viewport=PROJECTOR)
+    start_class(teacher)
+    before = reruns.pages
+    teacher.get_by_text("Presenter mode").click()
+    reruns.wait_for_page_run(before, teacher)
+    for step in STEPS:
+        opened = teacher.locator('[data-testid="stSidebar"][aria-expanded="true"]').count()
+        if not opened:
+            teacher.get_by_test_id("stExpandSidebarButton").click()
+        (link,) = [a for a in sidebar_links(teacher) if a.inner_text() == step.label]
+        before = reruns.pages
+        link.click()
+        reruns.wait_for_page_run(before, teacher, timeout=60)
+        teacher.get_by_test_id("stSidebarCollapseButton").click()
+        teacher.wait_for_function(SIDEBAR_CLOSED)  # it slides away
+        expect(teacher.get_by_text("no students yet")).to_be_visible()  # the class's one line
+        name = step.page.split("/")[-1].removesuffix(".py").split("_", 1)[1].lower()
+        screenshot(teacher, f"class-teacher-projector-{name}", whole=False)
+        if step.label != "Glossary":  # the one page with neither a figure nor a question
+            assert first_screen_holds_the_first_figure(teacher, PROJECTOR["height"]), step.label
+        no_exception(teacher)
+    teacher.get_by_text("Show the QR code").click()
+    expect(teacher.locator('[data-testid="stImage"]')).to_have_count(1, timeout=FOLLOW_MS)
+    teacher.context.close()

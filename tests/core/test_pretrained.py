@@ -346,7 +346,9 @@ def test_the_shipped_index_is_what_a_fresh_run_over_the_corpus_gives(minilm):
     shipped = load_index(minilm, sentences)
     assert shipped is not None, "run python -m ffn_core.corpus to make the index again"
     fresh = top_activating_tokens(minilm, sentences)
-    np.testing.assert_allclose(shipped.value, fresh.value, rtol=1e-5, atol=1e-6)
+    # float32 sums over 384 and 1,536 terms, taken in another order by another BLAS blocking,
+    # move the last bits: a few units of 1e-6 on activations of order 1.
+    np.testing.assert_allclose(shipped.value, fresh.value, rtol=1e-5, atol=1e-5)
     same = (shipped.sentence == fresh.sentence) & (shipped.position == fresh.position)
     assert same.mean() > 0.999  # the rest are ties of equal activations, in either order
     assert shipped.tokens == fresh.tokens

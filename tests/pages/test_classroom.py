@@ -3,6 +3,8 @@ sharing the in-process room store, as they do on one server.
 
 AppTest does not run timers, so where a browser's polling fragment would rerun on its own
 (every 0.5 s for the teacher, every second for a student), the test runs the session.
+AppTest does not bind query parameters as a browser session does either: page switches
+while following are tested through the protocol (tests/server/test_class_protocol.py).
 """
 
 from __future__ import annotations
@@ -11,14 +13,15 @@ import json
 
 import pytest
 import streamlit as st
-from helpers import NEURONS, decode, open_page
+from helpers import NEURONS, TRAPS, decode, open_page
 
 from ffn_ui import room_store
 from ffn_ui.class_votes import VOTED
 from ffn_ui.classroom import APPLIED, TEACHER, store
-from ffn_ui.room_store import ClassConnectionError, NotTeacherError
+from ffn_ui.room_store import CODE_PATTERN, ClassConnectionError, NotTeacherError
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
+VERDICTS = ("Right", "Not this time", "The teacher revealed")
 
 
 def start_class(page=NEURONS):
@@ -36,15 +39,32 @@ def set_d_ff(at, value: int):
     assert not at.exception
 
 
-def test_starting_a_class_shows_the_join_link_and_a_qr_code():
+def class_line(at) -> str:
+    (line,) = [m.value for m in at.markdown if m.value.startswith("**Class `")]
+    return line
+
+
+def test_starting_a_class_shows_one_line_and_the_qr_code_on_request():
     teacher, code, key = start_class()
-    assert len(code) == 16 and len(key) >= 32 and key not in str(teacher.query_params)
-    (panel,) = [e for e in teacher.main.expander if e.label.startswith("Class")]
-    assert code in panel.label and f"/?room={code}" in panel.label
-    assert panel.get("image")  # the QR code
+    assert CODE_PATTERN.fullmatch(code) and key not in str(teacher.query_params)
+    line = class_line(teacher)
+    assert line == f"**Class `{code}`** · no students yet · join at `localhost:8501` with the code."
+    assert not teacher.get("image")  # the line alone, so a projector keeps the page
+    teacher.toggle(key="class_qr").set_value(True).run()
+    assert teacher.get("image")  # the QR code
+    assert any(f"Class code: `{code}`" in m.value for m in teacher.markdown)
+    assert any(f"/?room={code}`" in m.value for m in teacher.markdown)  # the whole join link
     assert teacher.query_params["room"] == code  # the teacher's own link names the class
     version, view = store().view(code)
     assert version == 1 and view["page"] == "Neurons" and view["settings"]["d_ff"] == 16
+
+
+def test_the_teachers_line_counts_the_students_and_who_follows():
+    teacher, code, _ = start_class()
+    students = [open_page(None, {"room": code}) for _ in range(3)]
+    students[2].sidebar.toggle(key="follow").set_value(False).run()
+    teacher.run()
+    assert "· 3 students, 2 following ·" in class_line(teacher)
 
 
 def test_a_student_who_follows_gets_the_teachers_page_and_settings():
@@ -54,11 +74,35 @@ def test_a_student_who_follows_gets_the_teachers_page_and_settings():
     assert not student.exception
     assert student.title[0].value.startswith("Neurons")  # the teacher's page
     assert student.session_state["d_ff"] == 24
-    assert student.session_state[APPLIED] == store().view(code)[0]
+    assert student.session_state[APPLIED] == (code, store().view(code)[0])
     set_d_ff(teacher, 32)
     student.run()  # what the student's polling fragment does when it sees update 3
     assert student.session_state["d_ff"] == 32
-    assert any("the teacher is on Neurons" in c.value for c in student.caption)
+    assert any(f"Following the teacher in class `{code}`" in c.value for c in student.caption)
+
+
+@pytest.mark.parametrize("spelling", ["upper", "spaces", "bare"])
+def test_a_student_types_the_code_as_it_is_read_out(spelling):
+    teacher, code, _ = start_class()
+    set_d_ff(teacher, 24)
+    typed = {
+        "upper": code.upper(),
+        "spaces": " ".join(code.split("-")),
+        "bare": code.replace("-", "").upper(),
+    }[spelling]
+    student = open_page(None)
+    student.sidebar.text_input(key="room").input(typed).run()
+    assert not student.exception
+    assert student.session_state["room"] == code  # in its written form
+    student.run()  # the catch-up reads the room before the page runs
+    assert student.session_state["d_ff"] == 24
+
+
+def test_a_link_with_the_code_in_another_spelling_joins_the_class():
+    _, code, _ = start_class()
+    student = open_page(None, {"room": code.replace("-", "").upper()})
+    assert not student.exception and student.session_state["room"] == code
+    assert student.title[0].value.startswith("Neurons")
 
 
 def test_a_student_who_unfollows_explores_alone_and_catches_up_on_following_again():
@@ -85,6 +129,23 @@ def test_a_students_own_display_and_guesses_are_not_followed():
     assert student.session_state["guess_rows"] == "not sure yet"
 
 
+def test_a_student_follows_the_teachers_edited_weights():
+    """The Lesson preset edits the weights: a class sees the same model as the teacher."""
+    teacher, code, _ = start_class()
+    (lesson,) = [b for b in teacher.sidebar.button if b.label == "Lesson"]
+    lesson.click().run()
+    assert teacher.session_state["init"] == "hand-edited"
+    teacher.run()  # its page's next publish (every 0.5 s) carries the weights it wrote
+    student = open_page(None, {"room": code})
+    assert not student.exception
+    for name in ("W1", "W2"):
+        assert (
+            student.session_state["hand_weights"][name].tolist()
+            == teacher.session_state["hand_weights"][name].tolist()
+        )
+    assert student.session_state["edited_x"]["x"].tolist() == [[1.0, -1.0]]
+
+
 def test_a_student_cannot_change_what_the_class_sees():
     _, code, _ = start_class()
     before = store().view(code)
@@ -100,7 +161,8 @@ def test_a_student_cannot_change_what_the_class_sees():
 @pytest.mark.parametrize(
     "code, note",
     [
-        ("A" * 16, "has ended, or its code is wrong"),  # well formed, no such class
+        ("abcd-efgh-jkmn", "has ended, or its code is wrong"),  # well formed, no such class
+        ("MPCvtCB6F5IpuWle", "has ended, or its code is wrong"),  # an earlier version's code
         ("not-a-code!", "is not a class code"),
         ("**bold** [x](y)", "is not a class code"),
     ],
@@ -151,7 +213,7 @@ def test_the_teacher_ends_the_class_and_each_students_page_says_so():
     teacher, code, _ = start_class()
     student = open_page(None, {"room": code})
     assert student.title[0].value.startswith("Neurons")
-    (end,) = [b for b in teacher.button if b.label == "End the class"]
+    (end,) = [b for b in teacher.sidebar.button if b.label == "End the class"]
     end.click().run()
     assert not teacher.exception
     assert teacher.session_state["room"] == "" and TEACHER not in teacher.session_state
@@ -171,53 +233,115 @@ def test_ending_a_class_while_its_store_is_out_of_reach_keeps_it_and_says_so(mon
         raise ClassConnectionError("Class connection lost; the class waits for it.")
 
     monkeypatch.setattr(store(), "end", lost)
-    (end,) = [b for b in teacher.button if b.label == "End the class"]
+    (end,) = [b for b in teacher.sidebar.button if b.label == "End the class"]
     end.click().run()
     assert not teacher.exception
     assert teacher.session_state[TEACHER] == (code, key)  # still the teacher: press again
     assert any("press “End the class” again" in w.value for w in teacher.warning)
     monkeypatch.undo()
-    (end,) = [b for b in teacher.button if b.label == "End the class"]
+    (end,) = [b for b in teacher.sidebar.button if b.label == "End the class"]
     end.click().run()
     assert not store().exists(code) and TEACHER not in teacher.session_state
 
 
-def question_digest(at) -> str:
-    """The digest part of the one question id this session has answered."""
-    (qid,) = at.session_state[VOTED]
-    return qid.split(":")[1]
+# --- votes and the reveal ------------------------------------------------------------
 
 
-def class_chart(at) -> dict[str, float]:
-    """The teacher's live chart of the class's answers: answer -> students."""
+def question_id(at) -> str:
+    """The one question id this session has answered."""
+    (voted,) = at.session_state[VOTED]  # "code/question"
+    return voted.split("/", 1)[1]
+
+
+def class_chart(at) -> tuple[str, dict[str, float]]:
+    """The teacher's live chart of the class's answers: its title, and answer -> students."""
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
-        if spec["layout"].get("title", {}).get("text", "").startswith("the class's answers"):
-            (bar,) = spec["data"]
-            return dict(zip(bar["x"], decode(bar["y"]).tolist(), strict=True))
+        title = spec["layout"].get("title", {}).get("text", "")
+        if title.startswith("the class's answers"):
+            (bar,) = spec["data"]  # horizontal: an answer per row
+            return title, dict(zip(bar["y"], decode(bar["x"]).tolist(), strict=True))
     raise AssertionError("no chart of the class's answers")
 
 
-def test_the_class_votes_the_teacher_sees_the_count_and_reveals_the_answer():
+def notes(at) -> str:
+    return " | ".join(e.value for e in [*at.info, *at.success, *at.error, *at.warning])
+
+
+def settled(at) -> bool:
+    """Whether the Neurons page shows what settles its question: the rows' difference."""
+    return any(m.label.startswith("largest difference between the rows") for m in at.metric)
+
+
+def answers_line(at) -> str:
+    """The teacher's live line about the class's answers, before the reveal."""
+    (line,) = [m.value for m in at.markdown if m.value.startswith("**The class's answers:**")]
+    return line
+
+
+def reveal(teacher) -> None:
+    (button,) = [b for b in teacher.button if b.label == "Reveal to the class"]
+    button.click().run()
+    assert not teacher.exception
+
+
+def test_a_students_answer_is_in_without_a_verdict_until_the_teacher_reveals():
     teacher, code, _ = start_class()
-    students = [open_page(None, {"room": code}) for _ in range(3)]  # each counts as not sure
+    student = open_page(None, {"room": code})
+    student.radio(key="guess_rows").set_value("no").run()
+    text = notes(student)
+    assert "Your answer is in: `no`. The teacher reveals the answer to the whole class" in text
+    assert not any(v in text for v in VERDICTS)
+    assert not settled(student)  # nothing that settles it is drawn
     teacher.run()
-    assert class_chart(teacher) == {"not sure yet": 3, "yes, exactly": 0, "no": 0}
-    charts = [json.loads(c.proto.spec) for c in teacher.get("plotly_chart")]
-    (spec,) = [c for c in charts if "the class's answers" in str(c["layout"].get("title"))]
-    assert spec["layout"]["yaxis"]["dtick"] == 1  # students are counted in whole numbers
+    assert answers_line(teacher) == "**The class's answers:** 1 of 1 students answered, 0 not yet."
+    assert not any(v in notes(teacher) for v in ("Right", "Revealed to the class"))
+    assert not settled(teacher)
+
+
+def test_the_teacher_sees_how_many_answered_not_what_until_the_reveal():
+    teacher, code, _ = start_class()
+    students = [open_page(None, {"room": code}) for _ in range(3)]
+    teacher.run()
+    assert "0 of 3 students answered, 3 not yet" in answers_line(teacher)  # not sure: none
     students[0].radio(key="guess_rows").set_value("no").run()
     students[1].radio(key="guess_rows").set_value("yes, exactly").run()
     students[1].radio(key="guess_rows").set_value("no").run()  # a new guess replaces the last
     teacher.run()
-    assert class_chart(teacher) == {"not sure yet": 1, "yes, exactly": 0, "no": 2}
-    assert any("3 so far" in t.value for t in teacher.text)  # the figure in numbers says it
-    (reveal,) = [b for b in teacher.button if b.label == "Reveal to the class"]
-    reveal.click().run()
-    students[2].run()  # what its poll does on seeing the reveal
-    (note,) = [i.value for i in students[2].info if "The teacher revealed" in i.value]
-    assert note.startswith("The teacher revealed the answer: yes, exactly.")
-    assert students[2].session_state["guess_rows"] == "not sure yet"  # its own guess untouched
+    assert "2 of 3 students answered, 1 not yet" in answers_line(teacher)
+    assert not [c for c in teacher.get("plotly_chart") if "the class's answers" in c.proto.spec]
+    students[2].radio(key="guess_rows").set_value("yes, exactly").run()
+    students[2].radio(key="guess_rows").set_value("not sure yet").run()  # takes it back
+    reveal(teacher)
+    title, counts = class_chart(teacher)
+    assert counts == {"yes, exactly (the answer)": 0, "no": 2}  # "not sure yet" is no answer
+    assert "2 of 3 students answered, 1 not yet" in title
+    charts = [json.loads(c.proto.spec) for c in teacher.get("plotly_chart")]
+    (spec,) = [c for c in charts if "the class's answers" in str(c["layout"].get("title"))]
+    assert spec["layout"]["xaxis"]["dtick"] == 1  # students are counted in whole numbers
+
+
+def test_after_the_reveal_every_page_shows_the_answer_and_each_student_their_verdict():
+    teacher, code, _ = start_class()
+    right, wrong, silent = (open_page(None, {"room": code}) for _ in range(3))
+    right.radio(key="guess_rows").set_value("yes, exactly").run()
+    wrong.radio(key="guess_rows").set_value("no").run()
+    reveal(teacher)
+    assert "Revealed to the class: the answer is yes, exactly." in notes(teacher)
+    title, counts = class_chart(teacher)
+    assert counts == {"yes, exactly (the answer)": 1, "no": 1}
+    assert title.endswith("; the answer is yes, exactly")
+    assert settled(teacher) and not settled(silent)  # the projected page shows what settles it
+    assert not [b for b in teacher.button if b.label == "Reveal to the class"]
+    for student in (right, wrong, silent):
+        student.run()  # what each student's poll does on seeing the reveal
+        assert not student.exception
+    assert "Right (you said yes, exactly)" in notes(right)
+    assert "Not this time: you said no, and the answer is yes, exactly." in notes(wrong)
+    assert "The teacher revealed the answer: yes, exactly." in notes(silent)
+    assert "You did not answer." in notes(silent)
+    assert settled(silent) and settled(wrong)
+    assert silent.session_state["guess_rows"] == "not sure yet"  # its own guess untouched
 
 
 def test_a_changed_setting_starts_a_new_count():
@@ -225,11 +349,32 @@ def test_a_changed_setting_starts_a_new_count():
     student = open_page(None, {"room": code})
     student.radio(key="guess_rows").set_value("no").run()
     teacher.run()
-    assert class_chart(teacher)["no"] == 1
+    assert "1 of 1 students answered" in answers_line(teacher)
     set_d_ff(teacher, 24)  # the question is about this model: a new one, a new count
     student.run()
     teacher.run()
-    assert class_chart(teacher) == {"not sure yet": 1, "yes, exactly": 0, "no": 0}
+    assert "0 of 1 students answered" in answers_line(teacher)
+
+
+def test_outside_a_class_a_guess_shows_its_verdict_at_once():
+    at = open_page(NEURONS)
+    at.radio(key="guess_rows").set_value("no").run()
+    assert "Not this time: the answer is yes, exactly." in notes(at)
+
+
+def test_a_page_with_several_questions_works_for_the_teacher_while_a_class_runs():
+    """Two questions with the same answers once drew two identical charts of the class's
+    answers, and the page stopped on a duplicate element id."""
+    teacher, _, _ = start_class(TRAPS)
+    for label in [b.label for b in teacher.main.button if b.label != "Reveal to the class"]:
+        (button,) = [b for b in teacher.main.button if b.label == label]
+        button.click().run()
+        assert not teacher.exception, label
+    reveals = [b for b in teacher.button if b.label == "Reveal to the class"]
+    assert len(reveals) == 3  # one per question on the page
+    reveals[0].click().run()
+    assert not teacher.exception
+    assert len([b for b in teacher.button if b.label == "Reveal to the class"]) == 2
 
 
 def test_a_flood_of_guesses_from_one_student_is_refused_on_their_page():
@@ -240,11 +385,10 @@ def test_a_flood_of_guesses_from_one_student_is_refused_on_their_page():
     for k in range(25):
         student.radio(key="guess_rows").set_value(answers[k % 2]).run()
         refused.append(any("Too many votes in a minute" in w.value for w in student.warning))
-    limit = room_store.VOTES_PER_MINUTE  # the first vote was "not sure yet", as the page opened
-    assert refused[: limit - 1] == [False] * (limit - 1)
-    assert refused[limit - 1] and not student.exception
-    teacher_counts = store().tally(code, "guess_rows:" + question_digest(student))
-    assert sum(teacher_counts.values()) == 1  # one student, counted once
+    limit = room_store.VOTES_PER_MINUTE
+    assert refused[:limit] == [False] * limit
+    assert refused[limit] and not student.exception
+    assert sum(store().tally(code, question_id(student)).values()) == 1  # counted once
 
 
 def test_a_view_naming_the_apps_own_keys_changes_only_settings():
@@ -257,3 +401,27 @@ def test_a_view_naming_the_apps_own_keys_changes_only_settings():
     assert TEACHER not in student.session_state
     assert student.session_state["guess_rows"] == "not sure yet"
     assert not student.exception
+
+
+def test_a_student_who_joins_the_teachers_next_class_follows_and_votes_in_it():
+    """A new class counts its versions and votes from the start: a student who followed
+    the last one once stayed behind until the new one had had as many changes, and their
+    vote on the same question was taken as already sent."""
+    teacher, code, _ = start_class()
+    student = open_page(None, {"room": code})
+    for d_ff in (20, 24, 28, 32):
+        set_d_ff(teacher, d_ff)
+        student.run()
+    student.radio(key="guess_rows").set_value("no").run()
+    (end,) = [b for b in teacher.sidebar.button if b.label == "End the class"]
+    end.click().run()
+    (start,) = [b for b in teacher.sidebar.button if b.label == "Start a class"]
+    start.click().run()
+    new_code = teacher.session_state[TEACHER][0]
+    student.sidebar.text_input(key="room").input(new_code).run()
+    teacher.sidebar.number_input(key="seed").set_value(7).run()  # the new class's update 2
+    student.run()
+    assert student.session_state["seed"] == 7
+    assert student.session_state["guess_rows"] == "no"  # the same question and answer
+    teacher.run()
+    assert "1 of 1 students answered" in answers_line(teacher)

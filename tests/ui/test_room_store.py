@@ -2,7 +2,7 @@
 redis-server, started here on a free port; CI installs Debian's).
 
 The in-process store runs on a clock the tests move; Redis runs on its own clock, so its
-expiry tests use windows of a second or two.
+timing tests use windows of a second or two.
 """
 
 from __future__ import annotations
@@ -15,14 +15,17 @@ import pytest
 from ffn_ui import room_store
 from ffn_ui.room_store import (
     ClassConnectionError,
+    Durations,
     MemoryRoomStore,
     NotTeacherError,
     RedisRoomStore,
     RoomError,
     RoomGoneError,
+    read_code,
 )
 
-ANSWERS = ("not sure yet", "yes, exactly", "no")
+ANSWERS = ("yes, exactly", "no", "it depends")
+SHORT = Durations(gone=2.0, away=1.0, present=1.0, rate=1.0)  # for the tests that wait
 
 
 class Clock:
@@ -38,18 +41,19 @@ def kind(request):
     return request.param
 
 
-def make_store(kind, request, room_seconds=room_store.ROOM_SECONDS, rate_seconds=60):
-    """(store, advance): a store of this kind, and how to let `seconds` pass for it."""
+def make_store(kind, request, durations=None):
+    """(store, advance): a store of this kind in a database of its own, and how to let
+    `seconds` pass for it."""
     if kind == "memory":
         clock = Clock()
-        store = MemoryRoomStore(room_seconds, rate_seconds, clock)
 
         def advance(seconds):
             clock.now += seconds
 
-        return store, advance
-    server = request.getfixturevalue("redis_server")
-    return RedisRoomStore(server.url, room_seconds, rate_seconds), time.sleep
+        return MemoryRoomStore(durations or Durations(), clock), advance
+    url = request.getfixturevalue("redis_server").url
+    RedisRoomStore(url).redis.flushdb()  # each test starts with no rooms
+    return RedisRoomStore(url, durations or Durations()), time.sleep
 
 
 @pytest.fixture
@@ -57,24 +61,45 @@ def store(kind, request):
     return make_store(kind, request)[0]
 
 
-def test_a_room_has_an_unguessable_code_and_a_separate_teacher_key(store):
+def test_a_code_is_60_random_bits_in_three_groups_without_look_alikes(store):
     made = [store.create() for _ in range(50)]
     codes, keys = [c for c, _ in made], [k for _, k in made]
     assert len(set(codes)) == 50 and len(set(keys)) == 50
     for code, key in made:
-        assert len(code) == 16 and room_store.CODE_PATTERN.fullmatch(code)  # 96 random bits
+        assert room_store.CODE_PATTERN.fullmatch(code) and len(code) == 14  # 4-4-4
+        assert not set(code) & set("ilou")  # Crockford's base32 leaves out the look-alikes
         assert len(key) >= 32 and key != code
         assert store.exists(code)
+    assert len(room_store.CODE_ALPHABET) ** 12 == 2**60
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["k7m2-x9qp-4hzt", "K7M2-X9QP-4HZT", "k7m2 x9qp 4hzt", "k7m2x9qp4hzt", " K7M2x9qp-4hzt "],
+)
+def test_a_code_is_read_in_any_case_with_or_without_dashes_and_spaces(typed):
+    assert read_code(typed) == "k7m2-x9qp-4hzt"
+
+
+def test_look_alike_letters_are_read_as_the_digits_they_resemble():
+    assert read_code("IL0O-abcd-efgh") == "1100-abcd-efgh"
+
+
+@pytest.mark.parametrize(
+    "typed", ["", "k7m2-x9qp", "k7m2-x9qp-4hzt-k", "k7m2-x9qp-4hzu", "MPCvtCB6F5IpuWle", None, 5]
+)
+def test_anything_else_is_no_code(typed):
+    assert read_code(typed) is None
 
 
 def test_the_teacher_shows_the_room_a_view_and_each_change_is_a_new_version(store):
     code, key = store.create()
     assert store.view(code) == (0, {})
-    assert store.show(code, key, {"page": "Neurons", "d_ff": "8"}) == 1
-    assert store.show(code, key, {"page": "Neurons", "d_ff": "8"}) == 1  # nothing new
-    assert store.show(code, key, {"page": "Neurons", "d_ff": "16"}) == 2
+    assert store.show(code, key, {"page": "Neurons", "d_ff": "8"}).version == 1
+    assert store.show(code, key, {"page": "Neurons", "d_ff": "8"}).version == 1  # no change
+    assert store.show(code, key, {"page": "Neurons", "d_ff": "16"}).version == 2
     assert store.view(code) == (2, {"page": "Neurons", "d_ff": "16"})
-    assert store.look(code) == (2, {"page": "Neurons", "d_ff": "16"}, "")
+    assert store.look(code) == room_store.Look(2, {"page": "Neurons", "d_ff": "16"}, frozenset())
 
 
 def test_without_the_teacher_key_nothing_changes(store):
@@ -90,7 +115,7 @@ def test_without_the_teacher_key_nothing_changes(store):
         with pytest.raises(NotTeacherError):
             store.reveal(code, wrong, "q1")
     assert store.view(code) == (1, {"page": "Home"})
-    assert store.revealed(code) == ""
+    assert store.look(code).revealed == frozenset()
     with pytest.raises(RoomError):
         store.vote(code, "q2", "student", "no")  # q2 was never asked
 
@@ -99,13 +124,14 @@ def test_only_the_teacher_ends_the_class_and_then_it_is_gone(store):
     code, key = store.create()
     store.ask(code, key, "q1", ANSWERS)
     store.vote(code, "q1", "student", "no")
+    store.look(code, "student")
     _, other_key = store.create()
     with pytest.raises(NotTeacherError):
         store.end(code, other_key)
     assert store.exists(code)
     store.end(code, key)
     assert not store.exists(code)
-    for call, args in [(store.view, ()), (store.tally, ("q1",)), (store.revealed, ())]:
+    for call, args in [(store.view, ()), (store.tally, ("q1",)), (store.look, ("student",))]:
         with pytest.raises(RoomGoneError):
             call(code, *args)
     with pytest.raises(RoomGoneError):
@@ -121,9 +147,19 @@ def test_votes_count_once_per_voter_and_a_new_vote_replaces_the_last(store):
     code, key = store.create()
     store.ask(code, key, "q1", ANSWERS)
     assert store.tally(code, "q1") == dict.fromkeys(ANSWERS, 0)
-    for voter, answer in [("a", "no"), ("b", "no"), ("c", "yes, exactly"), ("a", "not sure yet")]:
+    for voter, answer in [("a", "no"), ("b", "no"), ("c", "yes, exactly"), ("a", "it depends")]:
         store.vote(code, "q1", voter, answer)
-    assert store.tally(code, "q1") == {"not sure yet": 1, "yes, exactly": 1, "no": 1}
+    assert store.tally(code, "q1") == {"yes, exactly": 1, "no": 1, "it depends": 1}
+
+
+def test_a_voter_can_take_an_answer_back(store):
+    code, key = store.create()
+    store.ask(code, key, "q1", ANSWERS)
+    store.vote(code, "q1", "a", "no")
+    store.vote(code, "q1", "b", "no")
+    store.vote(code, "q1", "a", None)
+    store.vote(code, "q1", "c", None)  # one who never answered: nothing to take back
+    assert store.tally(code, "q1") == {"yes, exactly": 0, "no": 1, "it depends": 0}
 
 
 def test_a_new_question_starts_a_new_count(store):
@@ -156,7 +192,7 @@ def test_a_vote_outside_the_question_is_refused_and_counts_nothing(store, questi
 
 
 def test_a_flood_of_votes_from_one_voter_is_refused_visibly_and_then_allowed(kind, request):
-    store, advance = make_store(kind, request, rate_seconds=1)
+    store, advance = make_store(kind, request, SHORT)
     code, key = store.create()
     store.ask(code, key, "q1", ANSWERS)
     for k in range(room_store.VOTES_PER_MINUTE):
@@ -169,8 +205,27 @@ def test_a_flood_of_votes_from_one_voter_is_refused_visibly_and_then_allowed(kin
     assert store.tally(code, "q1")["no"] == 2
 
 
+def test_a_vote_refused_at_the_voters_cap_leaves_the_room_working(kind, request, monkeypatch):
+    """A vote refused at a question's cap once left an empty record of its voter's recent
+    votes behind, and every later vote in the room failed on it (IndexError)."""
+    monkeypatch.setattr(room_store, "MAX_VOTERS", 3)
+    store, advance = make_store(kind, request, SHORT)
+    code, key = store.create()
+    store.ask(code, key, "q1", ANSWERS)
+    for voter in ("a", "b", "c"):
+        store.vote(code, "q1", voter, "no")
+    advance(1.5)  # their votes are out of the rate's window; the question keeps them
+    with pytest.raises(RoomError, match="its most"):
+        store.vote(code, "q1", "d", "no")
+    store.vote(code, "q1", "a", "yes, exactly")  # those counted still change their answer
+    store.ask(code, key, "q2", ANSWERS)
+    store.vote(code, "q2", "b", "it depends")  # and vote on the next question
+    assert store.tally(code, "q1") == {"yes, exactly": 1, "no": 2, "it depends": 0}
+    assert store.tally(code, "q2")["it depends"] == 1
+
+
 @pytest.mark.parametrize(
-    "code", ["", "short", "x" * 17, "../../etc/passwd", "ffn:room:*x*x*x", None]
+    "code", ["", "short", "x" * 17, "../../etc/passwd", "ffn:room:*x*x*x", None, "K7M2-X9QP-4HZT"]
 )
 def test_a_malformed_code_is_refused_as_no_class(store, code):
     with pytest.raises(RoomGoneError):
@@ -180,32 +235,68 @@ def test_a_malformed_code_is_refused_as_no_class(store, code):
 
 def test_an_unknown_code_is_no_class(store):
     with pytest.raises(RoomGoneError):
-        store.view("A" * 16)
+        store.view("abcd-efgh-jkmn")
     with pytest.raises(RoomGoneError):
-        store.vote("A" * 16, "q1", "a", "no")
+        store.vote("abcd-efgh-jkmn", "q1", "a", "no")
 
 
-def test_a_room_ends_after_its_time_without_activity_and_activity_keeps_it(kind, request):
-    store, advance = make_store(kind, request, room_seconds=2)
+def test_a_room_ends_soon_after_its_teacher_is_gone_whatever_its_students_do(kind, request):
+    store, advance = make_store(kind, request, SHORT)
     code, key = store.create()
-    for _ in range(3):  # activity every 1.2 s keeps the room past its 2 s
+    for _ in range(3):  # the teacher's page publishing keeps the room past its 2 s
         advance(1.2)
-        store.view(code)
+        store.show(code, key, {"page": "Home"})
     assert store.exists(code)
-    advance(2.5)
+    for _ in range(3):  # a student's polls do not
+        advance(0.8)
+        if store.exists(code):
+            store.look(code, "student")
     assert not store.exists(code)
     with pytest.raises(RoomGoneError):
         store.show(code, key, {"page": "Home"})
 
 
-def test_the_teacher_reveals_an_asked_question_only(store):
+def test_the_teacher_reveals_asked_questions_and_each_stays_revealed(store):
     code, key = store.create()
     store.ask(code, key, "q1", ANSWERS)
+    store.ask(code, key, "q2", ANSWERS)
     with pytest.raises(RoomError):
-        store.reveal(code, key, "q2")
+        store.reveal(code, key, "q3")
     store.reveal(code, key, "q1")
-    assert store.revealed(code) == "q1"
-    assert store.look(code)[2] == "q1"
+    store.reveal(code, key, "q2")
+    store.reveal(code, key, "q1")  # again: nothing new
+    assert store.look(code).revealed == {"q1", "q2"}
+    assert store.show(code, key, {}).revealed == {"q1", "q2"}
+
+
+def test_a_revealed_question_takes_no_more_answers(store):
+    code, key = store.create()
+    store.ask(code, key, "q1", ANSWERS)
+    store.vote(code, "q1", "a", "no")
+    store.reveal(code, key, "q1")
+    for answer in ("yes, exactly", None):
+        with pytest.raises(RoomError, match="revealed"):
+            store.vote(code, "q1", "a", answer)
+    assert store.tally(code, "q1")["no"] == 1
+
+
+def test_the_teacher_sees_how_many_students_are_present_and_following(kind, request):
+    store, advance = make_store(kind, request, SHORT)
+    code, key = store.create()
+    assert store.show(code, key, {}).students == 0
+    store.look(code, "a", following=True)
+    store.look(code, "b", following=False)
+    store.look(code, "c", following=True)
+    store.look(code)  # a look without an id counts no one
+    seen = store.show(code, key, {})
+    assert (seen.students, seen.following) == (3, 2)
+    store.look(code, "c", following=False)  # c unticks "Follow the teacher"
+    assert store.show(code, key, {}).following == 1
+    advance(0.6)
+    store.look(code, "a", following=True)
+    advance(0.6)  # b and c stopped polling more than a second ago; a did not
+    seen = store.show(code, key, {})
+    assert (seen.students, seen.following) == (1, 1)
 
 
 def test_sizes_are_capped(store):
@@ -219,6 +310,14 @@ def test_sizes_are_capped(store):
     with pytest.raises(RoomError):
         store.ask(code, key, "one too many", ANSWERS)
     store.ask(code, key, "q0", ANSWERS)  # asking again is not a new question
+
+
+def test_a_room_keeps_track_of_a_bounded_number_of_students(store, monkeypatch):
+    monkeypatch.setattr(room_store, "MAX_VOTERS", 5)
+    code, key = store.create()
+    for k in range(8):
+        store.look(code, f"s{k}")  # the sixth and later still see the class ...
+    assert store.show(code, key, {}).students == 5  # ... but are not kept
 
 
 def test_votes_from_many_threads_are_counted_exactly(store):
@@ -240,35 +339,61 @@ def test_votes_from_many_threads_are_counted_exactly(store):
     assert store.tally(code, "q1") == expected
 
 
-def test_a_store_holds_a_bounded_number_of_rooms_and_ended_ones_make_room(kind, request):
-    if kind == "redis":  # a database of its own: other tests' rooms live in database 0
-        url = request.getfixturevalue("redis_server").url.replace("/0", "/1")
-        RedisRoomStore(url).redis.flushdb()
-        store, advance = RedisRoomStore(url, room_seconds=2), time.sleep
-    else:
-        store, advance = make_store(kind, request, room_seconds=2)
-    codes = [store.create()[0] for _ in range(room_store.MAX_ROOMS - 1)]
-    kept, _ = store.create()
-    with pytest.raises(RoomError, match="as many classes as it can"):
+def test_rooms_count_against_the_cap_only_while_their_teacher_is_there(kind, request):
+    """200 sessions that each start a class and leave once took every room for 3 hours."""
+    store, advance = make_store(kind, request, SHORT)
+    made = [store.create() for _ in range(room_store.MAX_ROOMS)]
+    with pytest.raises(RoomError, match=r"as many classes as it can.*within 1 min"):
         store.create()
-    advance(1.2)
-    store.view(kept)  # a student's look keeps a room live
-    advance(1.2)
-    assert not any(store.exists(code) for code in codes[:5])
-    store.create()  # the ended rooms made room
+    kept_code, kept_key = made[0]
+    advance(0.6)
+    store.show(kept_code, kept_key, {})  # one teacher is still there
+    advance(0.6)  # every other teacher has been away for more than a second
+    code, key = store.create()  # so new classes can start
+    assert store.exists(kept_code) and store.exists(made[1][0])  # the rooms wait, for now
+    advance(1.0)
+    store.show(code, key, {})
+    advance(1.0)
+    assert not store.exists(made[1][0])  # until their teacher is gone for good
+    assert store.exists(code)
+
+
+def test_one_address_starts_a_bounded_number_of_classes(store):
+    for _ in range(room_store.ROOMS_PER_ADDRESS):
+        store.create("203.0.113.7")
+    with pytest.raises(RoomError, match="Your address already runs 5 classes"):
+        store.create("203.0.113.7")
+    store.create("198.51.100.2")  # another school is not held up
+    store.create("")  # nor is an address the server could not tell
+
+
+def test_a_store_holds_a_bounded_number_of_rooms_however_they_come(kind, request, monkeypatch):
+    monkeypatch.setattr(room_store, "MAX_HELD", 30)
+    store, advance = make_store(kind, request, SHORT)
+    for _ in range(3):  # 3 waves of 10 classes, each left alone once started
+        for _ in range(10):
+            store.create()
+        advance(0.3)
+    advance(0.8)  # every teacher has been away for over a second, none for 2
+    with pytest.raises(RoomError, match="as many classes"):
+        store.create()  # 30 held, none live: bounded all the same
+    advance(0.5)  # the first wave is gone for good
     store.create()
-    assert store.exists(kept)
 
 
 def test_redis_keys_are_namespaced_and_expire(redis_server):
-    store = RedisRoomStore(redis_server.url, room_seconds=600)
+    store = RedisRoomStore(redis_server.url)
     code, key = store.create()
     store.ask(code, key, "q1", ANSWERS)
     store.vote(code, "q1", "a", "no")
-    names = list(store.redis.scan_iter(f"ffn:room:{code}*"))
-    assert len(names) == 4  # the room, its questions, one question's votes, a voter's rate
+    store.look(code, "a")
+    store.show(code, key, {})
+    names = set(store.redis.scan_iter(f"ffn:room:{code}*"))
+    room = f"ffn:room:{code}"
+    assert names == {room, f"{room}:questions", f"{room}:votes:q1", f"{room}:rate:a",
+                     f"{room}:present", f"{room}:following"}  # fmt: skip
     for name in names:
-        assert 0 < store.redis.ttl(name) <= 600
+        assert 0 < store.redis.pttl(name) <= room_store.ROOM_SECONDS * 1000
 
 
 def test_redis_going_away_is_a_lost_connection_and_its_return_recovers_the_class(redis_server):

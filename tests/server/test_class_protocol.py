@@ -1,0 +1,305 @@
+"""A class on a real server, through Streamlit's own protocol: the teacher changes page the
+ways a person does, presses every button and answers every question on every page, and
+each following student's page shows the teacher's page with no exception.
+
+A protocol session sends what a browser sends (harness/class_protocol.py), so what only a
+real session does happens here: a control bound to the URL raises when a page switch sets
+it through the address, which AppTest never shows.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from harness.class_protocol import Participant, bar_counts
+from harness.protocol import Control
+from harness.protocol_walk import ProtocolWalker
+from harness.server import AppServer
+
+FOLLOW_SECONDS = 2.0  # a follower shows the teacher's page within this
+NOT_SURE = "not sure yet"
+PATH = ["Key_value_memory", "Neurons", "Collapse", "Position-wise", "Traps", "Backprop",
+        "Activations", "Scale_and_cost", "Mixture_of_experts", "Superposition", "Memory_lab",
+        "Real_model", "Language_model", "Glossary"]  # fmt: skip
+# Buttons the walk leaves alone: they start, end or reveal the class, or change the whole
+# model to GPT-2's size for every later page (the walk presses the other presets).
+NOT_PRESSED = ("Start a class", "End the class", "Reveal to the class", "GPT-2")
+
+
+@pytest.fixture(scope="module")
+def app():
+    server = AppServer("class-protocol")
+    server.start()
+    yield server
+    server.stop()
+
+
+class Lesson:
+    """A teacher and their students, each a protocol session, and the browser's timers."""
+
+    def __init__(self, port: int, students: int = 2):
+        self.teacher = Participant(port)
+        self.code = self.teacher.start_class()
+        self.students = [Participant(port, f"room={self.code}") for _ in range(students)]
+        self.trail: list[str] = []
+
+    def everyone(self) -> list[Participant]:
+        return [self.teacher, *self.students]
+
+    def check(self, runs, who: str) -> None:
+        for seen in runs:
+            assert not seen.exceptions, f"{who}, after {self.trail}: {seen.exceptions}"
+
+    def tick(self) -> None:
+        """The fragments that are due, for everyone, as their browsers' timers run them."""
+        wake = min(p.next_due() for p in self.everyone())
+        time.sleep(max(0.0, wake - time.monotonic()))
+        self.check(self.teacher.tick(), "the teacher")
+        for k, student in enumerate(self.students):
+            self.check(student.tick(), f"student {k}")
+
+    def act(self, what: str, action) -> float:
+        """Do `action` on the teacher's page, then run the timers until every student who
+        follows shows the teacher's page; the seconds that took."""
+        self.trail.append(what)
+        seen = action()
+        self.check([seen], "the teacher")
+        return self.caught_up()
+
+    def until(self, condition, what: str, within: float = FOLLOW_SECONDS) -> None:
+        """Run the timers until `condition()` holds; fail if it does not within `within`."""
+        began = time.monotonic()
+        while not condition():
+            assert time.monotonic() - began < within, f"after {self.trail[-3:]}: {what}"
+            self.tick()
+
+    def caught_up(self, within: float = 3 * FOLLOW_SECONDS, values: bool = True) -> float:
+        """Run the timers until every student who follows shows the teacher's page (with
+        its controls at the teacher's values, unless `values` is False: a follower who
+        changed a control keeps it until the teacher changes something)."""
+        began = time.monotonic()
+        wanted = self.teacher.shown.title
+        while time.monotonic() - began < within:
+            followers = [s for s in self.students if following(s)]
+            if all(
+                s.shown.title == wanted and (not values or same_controls(s, self.teacher))
+                for s in followers
+            ):
+                return time.monotonic() - began
+            self.tick()
+        shown = [(s.shown.title, differences(s, self.teacher)) for s in self.students]
+        raise AssertionError(f"after {self.trail[-8:]}: students show {shown}, not {wanted!r}")
+
+
+OWN = ("room", "follow", "presenter", "contrast")  # a student's own, not followed
+
+
+def differences(student: Participant, teacher: Participant) -> dict[str, tuple[str, str]]:
+    """The controls the student's page shows at another value than the teacher's, their
+    own display and guesses aside: key -> (theirs, the teacher's)."""
+    theirs = {c.key: student.values[c.key] for c in student.shown.controls if c.key}
+    mine = {c.key: teacher.values[c.key] for c in teacher.shown.controls if c.key}
+    followed = (k for k in theirs.keys() & mine.keys() if k not in OWN and "guess" not in k)
+    return {key: (theirs[key], mine[key]) for key in followed if theirs[key] != mine[key]}
+
+
+def following(student: Participant) -> bool:
+    """Whether the student's "Follow the teacher" is ticked (and drawn: in a class)."""
+    return "follow" in student.shown.widgets and student.values.get("follow") == "True"
+
+
+def same_controls(student: Participant, teacher: Participant) -> bool:
+    return not differences(student, teacher)
+
+
+def test_students_follow_the_teacher_across_pages_by_the_menu_and_by_next_links(app):
+    lesson = Lesson(app.port)
+    typist = Participant(app.port)  # a third student types the code as it is read out
+    (box,) = [c for c in typist.shown.controls if c.key == "room"]
+    typist.use(box, " ".join(lesson.code.upper().split("-")))
+    lesson.students.append(typist)
+    assert lesson.caught_up() < FOLLOW_SECONDS
+    took = [lesson.act(f"menu: {path}", lambda p=path: lesson.teacher.go(p)) for path in PATH]
+    lesson.act("menu: Home", lambda: lesson.teacher.go(""))
+    lesson.act("Home's path link", lambda: lesson.teacher.follow("Key–value memory:"))
+    while not lesson.teacher.shown.title.startswith("Language model"):
+        if not any(label.startswith("Next:") for label in lesson.teacher.shown.links):
+            # a page that stops until its question is answered: in a class, until revealed
+            lesson.act("reveal", lambda: lesson.teacher.press("Reveal to the class"))
+        took.append(lesson.act("Next link", lambda: lesson.teacher.follow("Next:")))
+    assert max(took) < FOLLOW_SECONDS, took
+
+
+def questions(seen) -> list[Control]:
+    return [c for c in seen.controls if c.kind == "radio" and c.key.startswith("guess")]
+
+
+def buttons(seen) -> list[str]:
+    return [
+        c.label
+        for c in seen.controls
+        if c.kind == "button" and not c.sidebar and not c.disabled and c.label not in NOT_PRESSED
+    ]
+
+
+def test_every_page_works_while_a_class_runs_every_button_and_every_question(app, smollm_installed):
+    """The teacher visits every page, presses each of its buttons and asks each of its
+    questions; the students answer, the teacher's chart counts them exactly, and after
+    the reveal every page shows the answer."""
+    lesson = Lesson(app.port)
+    for path in ["", *PATH]:
+        lesson.act(f"menu: {path or 'Home'}", lambda p=path: lesson.teacher.go(p))
+        for label in buttons(lesson.teacher.shown):
+            if label in buttons(lesson.teacher.shown):  # an earlier press may remove it
+                lesson.act(f"{path}: {label}", lambda b=label: lesson.teacher.press(b))
+        for question in questions(lesson.teacher.shown):
+            vote_and_reveal(lesson, question)
+
+
+def vote_and_reveal(lesson: Lesson, question: Control) -> None:
+    """Each student answers `question`; the teacher's chart counts exactly those answers,
+    no student sees a verdict before the reveal, and every page shows the answer after."""
+    answers = [o for o in question.options if o != NOT_SURE]
+    said = {}
+    for k, student in enumerate(lesson.students):
+        (theirs,) = [c for c in questions(student.shown) if c.key == question.key]
+        said[k] = answers[k % len(answers)]
+        seen = student.use(theirs, said[k])
+        lesson.check([seen], f"student {k}")
+        assert question.key in seen.notes_after, (question.key, seen.fragment_run, seen.notes)
+        said_now = seen.notes_after[question.key]
+        assert any("Your answer is in" in n for n in said_now), said_now
+        assert not any(n.startswith(("Right", "Not this time")) for n in said_now)
+    (reveal,) = [
+        c for c in lesson.teacher.shown.controls if c.key.startswith(f"reveal_{question.key}:")
+    ]
+    count = f"{len(said)} of {len(lesson.students)} students answered, 0 not yet"
+    lesson.until(  # the teacher's line redraws every second
+        lambda: count in answers_line(lesson.teacher, reveal),
+        f"the teacher's line says {count!r} for {question.key}",
+    )
+    lesson.act(f"reveal {question.key}", lambda: lesson.teacher.use(reveal))
+    said_now = lesson.teacher.notes_after(question.key)
+    assert any(n.startswith("Revealed to the class") for n in said_now), said_now
+    expected = {a: list(said.values()).count(a) for a in answers}
+    assert class_counts(lesson.teacher, question.key) == expected, question.key
+    for k, student in enumerate(lesson.students):
+        lesson.until(
+            lambda s=student: verdict(s, question.key).startswith(("Right", "Not this time")),
+            f"student {k} sees the answer to {question.key}",
+        )
+        assert f"you said {said[k]}" in verdict(student, question.key)
+
+
+def answers_line(teacher: Participant, reveal: Control) -> str:
+    """The teacher's live line about a question's answers, from the fragment that draws it
+    with the question's "Reveal to the class"."""
+    seen = teacher.fragments.get(reveal.fragment, teacher.shown)
+    return " ".join(t for t in seen.texts if t.startswith("**The class's answers:**"))
+
+
+def verdict(student: Participant, key: str) -> str:
+    """What the student's page says after the question `key`."""
+    return " ".join(student.notes_after(key))
+
+
+def class_counts(teacher: Participant, key: str) -> dict[str, int]:
+    """The counts of the teacher's chart of the class's answers to `key`, once revealed."""
+    (chart,) = [k for k in teacher.shown.keyed_charts if k.startswith(f"tally_{key}:")]
+    counts = bar_counts(teacher.chart(chart))
+    return {answer.removesuffix(" (the answer)"): n for answer, n in counts.items()}
+
+
+# --- a seeded random walk of a class ---------------------------------------------------
+
+# What the walk leaves to its own steps: starting, ending and revealing, and the teacher's
+# class code (typing another would leave the class); and GPT-2's size, slow on every page.
+CLASS_BUTTONS = ("Start a class", "End the class", "Reveal to the class", "GPT-2")
+TEACHERS_OWN = (*CLASS_BUTTONS, "class code")
+WALK_STEPS = 60  # random actions of the class walk
+
+
+def test_a_random_class_walk_never_shows_an_exception(app, walk_seed):
+    """A teacher and students in a class, each doing random things: the teacher changes
+    controls and pages, reveals, ends the class and starts another; students join by link
+    or by typing the code, change their own controls, vote, unfollow and follow again.
+    No page ever shows an exception, and every follower shows the teacher's page."""
+    rng = random.Random(f"{walk_seed}:class")
+    lesson = Lesson(app.port)
+    walkers = [ProtocolWalker(lesson.teacher, rng, TEACHERS_OWN)]
+    walkers += [ProtocolWalker(p, rng, CLASS_BUTTONS) for p in lesson.students]
+    trail = lesson.trail
+
+    def everyone_checked(what: str) -> None:
+        trail.append(what)
+        lesson.caught_up(values=False)
+
+    actions = {
+        "a teacher's control": 6,
+        "a teacher's page": 2,
+        "a student's control": 2,
+        "a student's vote": 3,
+        "a reveal": 1,
+        "a student unfollows or follows": 1,
+        "a student joins": 1,
+        "the teacher ends the class and starts another": 0.5,
+    }
+    for _ in range(WALK_STEPS):
+        (action,) = rng.choices(list(actions), weights=list(actions.values()))
+        student = rng.choice(lesson.students)
+        if action == "a teacher's control":
+            seen = walkers[0].step()
+            trail.append(walkers[0].trail[-1])
+            lesson.check([seen], "the teacher")
+        elif action == "a teacher's page":
+            path = rng.choice(["", *PATH])
+            trail.append(f"teacher opens {path or 'Home'}")
+            lesson.check([lesson.teacher.go(path)], "the teacher")
+        elif action == "a student's control":
+            walker = next(w for w in walkers if w.who is student)
+            seen = walker.step()
+            trail.append(f"student: {walker.trail[-1]}")
+            lesson.check([seen], "a student")
+        elif action == "a student's vote" and questions(student.shown):
+            question = rng.choice(questions(student.shown))
+            answer = rng.choice(question.options)
+            trail.append(f"student votes {answer!r} on {question.key}")
+            lesson.check([student.use(question, answer)], "a student")
+        elif action == "a reveal":
+            reveals = [c for c in lesson.teacher.shown.controls if c.key.startswith("reveal_")]
+            if reveals:
+                trail.append("teacher reveals")
+                lesson.check([lesson.teacher.use(rng.choice(reveals))], "the teacher")
+        elif action == "a student unfollows or follows" and "follow" in student.shown.widgets:
+            (toggle,) = [c for c in student.shown.controls if c.key == "follow"]
+            ticked = student.values["follow"] != "True"
+            trail.append(f"student sets follow to {ticked}")
+            lesson.check([student.use(toggle, ticked)], "a student")
+        elif action == "a student joins" and len(lesson.students) < 4:
+            newcomer = join_by_typing(app.port, lesson.code, rng)
+            lesson.students.append(newcomer)
+            walkers.append(ProtocolWalker(newcomer, rng, CLASS_BUTTONS))
+            trail.append("a student joins by typing the code")
+        elif action == "the teacher ends the class and starts another":
+            trail.append("teacher ends the class and starts another")
+            lesson.check([lesson.teacher.press("End the class")], "the teacher")
+            for k, s in enumerate(lesson.students):
+                lesson.until(lambda s=s: any("has ended" in n for n in s.shown.notes),
+                             f"student {k} sees the class end")  # fmt: skip
+            lesson.code = lesson.teacher.start_class()
+            for s in lesson.students:
+                (box,) = [c for c in s.shown.controls if c.key == "room"]
+                lesson.check([s.use(box, lesson.code)], "a student")
+        everyone_checked(f"after: {trail[-1]}")
+
+
+def join_by_typing(port: int, code: str, rng: random.Random) -> Participant:
+    """A student who opens the app and types the code in one of the ways people do."""
+    student = Participant(port)
+    typed = rng.choice([code, code.upper(), " ".join(code.split("-")), code.replace("-", "")])
+    (box,) = [c for c in student.shown.controls if c.key == "room"]
+    student.use(box, typed)
+    return student
