@@ -22,6 +22,8 @@ from harness.protocol import Control, Seen
 # Numbers a person might type: edge values, zero, negatives and far past any cap (the
 # browser keeps a number box within its range, so the walk clips to it).
 NUMBERS = [0, -1, 1, 2, 3, 5, 8, 16, 64, 100, 999, 100000]
+# Sentences shorter and longer than the defaults, with odd characters (the browser walk of
+# tests/browser/walk.py types the same).
 SENTENCES = [
     "hello world",
     "hi",

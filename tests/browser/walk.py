@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from playwright.sync_api import Error as PlaywrightError
 
+from harness.protocol_walk import SENTENCES  # the protocol walk's, the same texts
+
 # Every kind of control a person can change, found by Streamlit's test ids.
 CONTROLS = {
     "select": '[data-testid="stSelectbox"]',
@@ -30,18 +32,6 @@ CONTROLS = {
 }
 # Numbers a person might type: edge values, zero, negatives and far past any cap.
 NUMBERS = ["0", "-1", "1", "2", "3", "5", "8", "16", "64", "100", "999", "100000"]
-# Sentences shorter and longer than the defaults, with odd characters.
-SENTENCES = [
-    "hello world",
-    "hi",
-    "",
-    "a",
-    "the cat sat on the mat and then the dog sat on the cat while the bird sang " * 3,
-    "Paris is the capital of France.",
-    "été naïve café 42 — 🙂 <b>x</b> [link](https://evil.example)",
-    "the the the the the the the the the",
-    "1, 2, 3",
-]
 KEYS = ["ArrowRight", "ArrowLeft", "Home", "End", "PageUp", "PageDown"]
 # Buttons the walk leaves alone: a class's page polls twice a second, so it is never idle
 # (tests/browser/test_browser_classroom.py walks a class through its own steps).
