@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import struct
 import zipfile
 
 import numpy as np
@@ -30,6 +31,10 @@ MAX_FILE_BYTES = 8_000_000
 # 2.2 MB in float64, so a zip bomb is refused before it is unpacked, and a slightly too
 # large model gets to hear the reason (check_upload_size) rather than this limit.
 MAX_UNPACKED_BYTES = MAX_FILE_BYTES
+# A weights file holds four arrays. Reading a zip's directory costs time per member (30,000
+# tiny members took 4-7 s), so the count is read from the directory's last record first.
+MAX_MEMBERS = 8
+NAMED_EXTRAS = 5  # a refusal names at most this many unexpected arrays
 JSON_EXTRA_KEYS = {"orientation"}  # written by weights_to_json as a note for people
 JSON_DEPTH = 3  # {"W1": [[...]]}: an object of arrays of arrays
 
@@ -39,10 +44,12 @@ def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
     missing = [name for name in WEIGHT_NAMES if name not in arrays]
     if missing:
         raise ValueError(f"missing {', '.join(missing)}; a weights file holds {WEIGHT_NAMES}")
-    extra = sorted(set(arrays) - set(WEIGHT_NAMES) - JSON_EXTRA_KEYS)
+    extra = sorted(set(arrays) - set(WEIGHT_NAMES) - JSON_EXTRA_KEYS, key=str)
     if extra:
+        named = sorted({safe_name(name) for name in extra[:NAMED_EXTRAS]})
+        more = f" and {len(extra) - NAMED_EXTRAS:,} more" if len(extra) > NAMED_EXTRAS else ""
         raise ValueError(
-            f"unexpected arrays {', '.join(safe_name(name) for name in extra)}; a weights "
+            f"unexpected arrays {', '.join(named)}{more}; a weights "
             f"file holds only {', '.join(WEIGHT_NAMES)}"
         )
     weights = {}
@@ -95,8 +102,15 @@ def read_npz(data: bytes) -> dict[str, np.ndarray]:
     """The arrays of an NPZ file, refusing pickles and anything too large once unpacked.
 
     The zip directory is read first, so a small file that would unpack to gigabytes (a
-    zip bomb) is refused before any of it is decompressed.
+    zip bomb) is refused before any of it is decompressed; and before the directory, its
+    count of members, so that a file of thousands of tiny arrays costs no time either.
     """
+    members = member_count(data)
+    if members > MAX_MEMBERS:
+        raise ValueError(
+            f"it holds {members:,} arrays; a weights file holds {len(WEIGHT_NAMES)}: "
+            f"{', '.join(WEIGHT_NAMES)}"
+        )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
@@ -115,6 +129,21 @@ def read_npz(data: bytes) -> dict[str, np.ndarray]:
         raise ValueError(
             "not a plain NPZ file of numeric arrays (pickled objects are refused)"
         ) from err
+
+
+EOCD = b"PK\x05\x06"  # the signature of a zip's end-of-central-directory record (22 bytes)
+
+
+def member_count(data: bytes) -> int:
+    """How many members a zip's directory lists, read from its last record without reading
+    the directory. The record sits in the last 22 bytes, or up to 65,535 bytes earlier when
+    the zip ends with a comment; 0 when there is none (zipfile then says it is no zip). A
+    ZIP64 file records 0xFFFF here and is counted as too many."""
+    start = data.rfind(EOCD, max(0, len(data) - 22 - 0xFFFF))
+    if start < 0 or len(data) - start < 22:
+        return 0
+    _disk_entries, total = struct.unpack_from("<HH", data, start + 8)
+    return total
 
 
 def check_npy_headers(data: bytes) -> None:

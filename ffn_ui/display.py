@@ -11,13 +11,15 @@ from ffn_ui.figures import FONT_SIZE
 
 IN_NUMBERS = "The figure in numbers: "
 PRESENTER_FONT = 20  # chart text on a projector, in step with the page's 24 px (18 px otherwise)
+PRESENTER_TICKS = 18  # Streamlit's theme sizes ticks from the page's font when the chart is
+# drawn, which can be before the presenter style applies (13.5 px then): so they are set here
 
 
 def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
     """Draw a figure, and under it the figure in numbers, as plain text (no Markdown: the
     labels may be a visitor's words). In presenter mode every text in the figure grows
-    with the page's: the ticks, the hover labels, and an axis that set a smaller size of
-    its own (an inset)."""
+    with the page's: the hover labels, the ticks (set here, not left to the chart theme),
+    and an axis that set a smaller size of its own (an inset) in proportion."""
     if st.session_state.get("contrast", False):
         bolder(fig)
     if presenter:
@@ -29,6 +31,8 @@ def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
         for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
             if axis.tickfont.size:
                 axis.tickfont.size = round(axis.tickfont.size * PRESENTER_FONT / FONT_SIZE)
+            else:
+                axis.tickfont.size = PRESENTER_TICKS
     st.plotly_chart(fig, **kwargs)
     st.text(f"{IN_NUMBERS}{describe(fig)}")
 

@@ -13,7 +13,14 @@ import pytest
 from helpers import npz_bytes
 
 from ffn_core.init import init_weights
-from ffn_core.weights_io import MAX_FILE_BYTES, weights_from_file, weights_to_json, weights_to_npz
+from ffn_core import weights_io
+from ffn_core.weights_io import (
+    MAX_FILE_BYTES,
+    member_count,
+    weights_from_file,
+    weights_to_json,
+    weights_to_npz,
+)
 
 
 def weights_of(d_model=3, d_ff=5):
@@ -55,6 +62,50 @@ def test_a_zip_bomb_is_refused_before_it_is_unpacked():
     assert len(data) < 2**20
     with pytest.raises(ValueError, match=r"would unpack to 80\.0 MiB"):
         weights_from_file(data, "bomb.npz")
+
+
+def many_members(count: int, comment: bytes = b"") -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for k in range(count):
+            archive.writestr(f"a{k}.npy", b"")
+        archive.comment = comment
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("count", [0, 1, 4, 9, 300])
+@pytest.mark.parametrize("comment", [b"", b"a note", b"PK" * 500])
+def test_the_member_count_read_from_the_last_record_is_zipfiles(count, comment):
+    data = many_members(count, comment)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert member_count(data) == len(archive.infolist()) == count
+
+
+def test_thousands_of_tiny_members_are_refused_before_the_directory_is_read(monkeypatch):
+    """30,000 empty members in a 3 MB file: counted from the directory's last record, and
+    refused in one short sentence, without zipfile reading 30,000 entries."""
+    data = many_members(30_000)
+    assert len(data) < MAX_FILE_BYTES
+
+    def no_directory(*args, **kwargs):
+        raise AssertionError("the zip directory was read")
+
+    monkeypatch.setattr(weights_io.zipfile, "ZipFile", no_directory)
+    with pytest.raises(ValueError, match=r"it holds 30,000 arrays; a weights file holds 4") as e:
+        weights_from_file(data, "many.npz")
+    assert len(str(e.value)) < 120
+
+
+def test_a_json_of_thousands_of_keys_is_refused_in_one_short_sentence():
+    w = {name: a.tolist() for name, a in weights_of().items()}
+    data = json.dumps({**w, **{f"x{k}": 0 for k in range(50_000)}}).encode()
+    with pytest.raises(
+        ValueError,
+        match=r"unexpected arrays x0, x1, x10, x100, x1000 and "
+        r"49,995 more; a weights file holds only W1",
+    ) as e:
+        weights_from_file(data, "keys.json")
+    assert len(str(e.value)) < 120
 
 
 BAD_FILES = [
