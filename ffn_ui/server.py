@@ -9,6 +9,10 @@ Many sessions share one process on two cores, and anyone may send it the largest
   after a big array is released, so a server that once drew large weights kept that memory
   even after the cache let them go (benchmarks/RESULTS.md, Memory). `malloc_trim` hands the
   free pages back; it runs at most every few seconds, so a rerun almost never pays for it.
+- A session keeps at most SESSION_UPLOADS uploaded files. Streamlit keeps every file sent
+  to a session's upload address until the browser asks to delete it, so a visitor who
+  replays the upload request with new file ids could pin 8 MB a request (30 took 228 MB).
+  The app reads an upload once, in the uploader's callback, so the oldest files go.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import platform
 import time
 
 import streamlit as st
+from streamlit import runtime
 from threadpoolctl import threadpool_limits
 
+SESSION_UPLOADS = 2  # the uploader's file, and one being replaced
 TRIM_EVERY = 5.0  # seconds between two hand-backs of freed memory
 _last_trim = 0.0
 
@@ -29,6 +35,26 @@ _last_trim = 0.0
 def configure_process() -> None:
     """Once per process: products on one BLAS thread."""
     threadpool_limits(limits=1, user_api="blas")
+    if runtime.exists():
+        bound_uploads(runtime.get_instance().uploaded_file_mgr)
+
+
+def bound_uploads(manager) -> None:
+    """Make `manager` (Streamlit's store of uploaded files) keep only each session's
+    SESSION_UPLOADS newest files: after each new file the oldest beyond that are removed."""
+    if not hasattr(manager, "file_storage"):  # another kind of store: left as it is
+        return
+    add_file = manager.add_file
+
+    def add_and_bound(session_id: str, file) -> None:
+        manager.remove_file(session_id, file.file_id)  # a file sent again counts as new
+        add_file(session_id, file)
+        with manager._lock:  # the files, oldest first (a dict keeps its order of insertion)
+            kept = list(manager.file_storage.get(session_id, {}))
+        for file_id in kept[:-SESSION_UPLOADS]:
+            manager.remove_file(session_id, file_id)
+
+    manager.add_file = add_and_bound
 
 
 @st.cache_resource(max_entries=1, show_spinner=False)

@@ -11,9 +11,12 @@ visitor costs it, and nothing on this side beyond a socket, so many can run at o
 from __future__ import annotations
 
 import base64
+import secrets
+import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
+import requests
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
@@ -79,6 +82,7 @@ class Visitor:
             f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None
         )
         self.ws = connection.__enter__()  # the websockets API opens it as a context
+        self.session_id = ""  # the server's name for this session, from its first message
 
     def __enter__(self) -> Visitor:
         return self
@@ -111,6 +115,19 @@ class Visitor:
         self.ws.send(msg.SerializeToString())
         return self.read()
 
+    def upload(self, name: str, data: bytes) -> requests.Response:
+        """Send a file to this session's upload address under a new file id, as the browser
+        does before it tells the uploader (the XSRF check compares a cookie and a header,
+        which a client sets alike)."""
+        token = secrets.token_hex(16)
+        return requests.put(
+            f"http://127.0.0.1:{self.port}/_stcore/upload_file/{self.session_id}/{uuid.uuid4()}",
+            files={"file": (name, data)},
+            headers={"X-Xsrftoken": token},
+            cookies={"_streamlit_xsrf": token},
+            timeout=self.timeout,
+        )
+
     def read(self) -> Seen:
         """ForwardMsgs until the run finishes (a run cut short for a rerun does not count)."""
         seen = Seen()
@@ -118,7 +135,9 @@ class Visitor:
             fwd = ForwardMsg()
             fwd.ParseFromString(self.ws.recv(timeout=self.timeout))
             kind = fwd.WhichOneof("type")
-            if kind == "navigation":  # names the page that ran, and the menu's pages
+            if kind == "new_session":
+                self.session_id = fwd.new_session.initialize.session_id
+            elif kind == "navigation":  # names the page that ran, and the menu's pages
                 seen.page_hash = fwd.navigation.page_script_hash
                 seen.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
             elif kind == "page_info_changed":  # what the browser's address bar now says

@@ -1,10 +1,13 @@
 """What a hostile visitor once did to a real server, replayed through Streamlit's protocol:
-a class opening one untrained setting together."""
+a class opening one untrained setting together, and a session replaying uploads."""
 
 from __future__ import annotations
 
 import threading
 
+import requests
+
+from ffn_ui.server import SESSION_UPLOADS
 from harness.protocol import Visitor
 from harness.server import AppServer
 
@@ -63,3 +66,30 @@ def test_the_protocol_visitor_sees_what_a_page_shows():
         app.stop()
     assert any("address set d_model to `abc`" in note for note in seen.notes)
     assert len(seen.charts) == 4 and not seen.exceptions
+
+
+def held_upload_bytes(app: AppServer) -> int:
+    """What Streamlit's store of uploaded files holds, from the server's own metrics."""
+    metrics = requests.get(f"http://127.0.0.1:{app.port}/_stcore/metrics", timeout=10).text
+    held = [line for line in metrics.splitlines() if 'cache_type="UploadedFileManager"' in line]
+    return sum(int(line.rsplit(" ", 1)[1]) for line in held)
+
+
+def test_a_session_replaying_uploads_keeps_only_its_newest_files():
+    """30 files of 1 MB sent to one session's upload address under new ids: the server
+    keeps that session's two newest (it would keep all 30), and the page still works."""
+    app = AppServer("uploads")
+    app.start()
+    try:
+        with Visitor(app.port) as visitor:
+            assert not visitor.open().exceptions
+            for _ in range(30):
+                assert visitor.upload("w.npz", b"x" * 1_000_000).status_code == 204
+            assert held_upload_bytes(app) == SESSION_UPLOADS * 1_000_000
+            assert not visitor.open("Neurons").exceptions
+        with Visitor(app.port) as other:  # another session's files are its own
+            assert not other.open().exceptions
+            assert other.upload("w.npz", b"y" * 1_000).status_code == 204
+            assert held_upload_bytes(app) <= SESSION_UPLOADS * 1_000_000 + 1_000
+    finally:
+        app.stop()
