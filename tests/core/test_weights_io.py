@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from helpers import npz_bytes
 
-from ffn_core.init import init_weights
 from ffn_core import weights_io
+from ffn_core.init import init_weights
 from ffn_core.weights_io import (
     MAX_FILE_BYTES,
     member_count,

@@ -14,6 +14,7 @@ import json
 import pytest
 import streamlit as st
 from helpers import NEURONS, TRAPS, decode, open_page
+from redis import OutOfMemoryError
 
 from ffn_ui import room_store
 from ffn_ui.class_votes import VOTED
@@ -425,3 +426,46 @@ def test_a_student_who_joins_the_teachers_next_class_follows_and_votes_in_it():
     assert student.session_state["guess_rows"] == "no"  # the same question and answer
     teacher.run()
     assert "1 of 1 students answered" in answers_line(teacher)
+
+
+def fill(redis) -> None:
+    """Fill Redis past its maxmemory, as a busy or attacked server would be: writes are then
+    refused with OOM (noeviction), reads still answer."""
+    for k in range(100):
+        redis.set(f"junk:{k}", "x" * 10_000)
+    used = int(redis.info("memory")["used_memory"])
+    redis.config_set("maxmemory-policy", "noeviction")
+    redis.config_set("maxmemory", str(used // 2))  # what is held stays; nothing more fits
+    with pytest.raises(OutOfMemoryError):
+        redis.set("junk:last", "x")
+
+
+def test_with_redis_full_every_page_of_the_class_says_so_and_goes_on(redis_server, monkeypatch):
+    """A full Redis refuses every write, scripts included: the teacher's and the student's
+    pages show a note, not an exception, the student still sees the class, and both work
+    again once Redis has room."""
+    monkeypatch.setenv("FFN_REDIS_URL", redis_server.url)
+    st.cache_resource.clear()
+    teacher, code, _ = start_class()
+    set_d_ff(teacher, 28)
+    student = open_page(None, {"room": code})
+    redis = store().redis
+    fill(redis)
+    try:
+        student.run()
+        assert not student.exception
+        assert student.session_state["d_ff"] == 28  # the read path still shows the class
+        assert student.get("plotly_chart")
+        set_d_ff(teacher, 36)
+        assert any("store is full" in w.value for w in teacher.warning)
+        other = open_page()  # a new teacher: Start a class says the store is full
+        (start,) = [b for b in other.sidebar.button if b.label == "Start a class"]
+        start.click().run()
+        assert not other.exception
+        assert any("store is full" in m.value for m in [*other.warning, *other.error])
+    finally:
+        redis.config_set("maxmemory", "0")
+        redis.delete(*redis.keys("junk:*"))
+    set_d_ff(teacher, 44)
+    student.run()
+    assert student.session_state["d_ff"] == 44

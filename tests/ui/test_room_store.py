@@ -409,3 +409,29 @@ def test_redis_going_away_is_a_lost_connection_and_its_return_recovers_the_class
     finally:
         redis_server.start()
     assert store.view(code) == (1, {"page": "Neurons"})  # saved as it stopped, read back
+
+
+def test_a_read_only_redis_still_shows_the_class_and_refuses_writes_in_words(request):
+    """Redis turned into a replica (read-only, as after a failover) keeps answering reads:
+    a student still sees the class; the teacher's change, a vote and a new class each
+    raise ClassConnectionError, which the pages show as a note."""
+    store, _ = make_store("redis", request)
+    code, key = store.create()
+    store.show(code, key, {"page": "Neurons"})
+    store.ask(code, key, "q", ANSWERS)
+    unreachable = request.getfixturevalue("redis_server").port + 1
+    store.redis.replicaof("127.0.0.1", unreachable)
+    try:
+        assert store.look(code, "student-1").view == {"page": "Neurons"}
+        assert store.tally(code, "q") == dict.fromkeys(ANSWERS, 0)
+        for write in (
+            lambda: store.show(code, key, {"page": "Traps"}),
+            lambda: store.vote(code, "q", "student-1", "no"),
+            store.create,
+        ):
+            with pytest.raises(ClassConnectionError, match="full or read-only"):
+                write()
+    finally:
+        store.redis.replicaof("NO", "ONE")
+    store.vote(code, "q", "student-1", "no")
+    assert store.tally(code, "q")["no"] == 1
