@@ -29,8 +29,10 @@ CLASS_CODE = re.compile(r"Class `([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})`")
 class Participant(Visitor):
     """One person's page on the server: it opens `page` with `query` as a link would."""
 
-    def __init__(self, port: int, query: str = "", page: str = "", timeout: float = 120):
-        super().__init__(port, timeout)
+    def __init__(
+        self, port: int, query: str = "", page: str = "", timeout: float = 120, cookie: str = ""
+    ):
+        super().__init__(port, timeout, cookie)
         self.query, self.page_hash = query, ""
         self.due: dict[str, float] = {}  # fragment id: when the browser would rerun it
         self.fragments: dict[str, Seen] = {}  # fragment id: what its last own run showed

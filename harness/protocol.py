@@ -75,11 +75,15 @@ class Seen:
 class Visitor:
     """One session on the server, opened by connecting and closed on exit."""
 
-    def __init__(self, port: int, timeout: float = 120) -> None:
+    def __init__(self, port: int, timeout: float = 120, cookie: str = "") -> None:
+        """`cookie`: the Cookie header a browser would send (its XSRF cookie, say)."""
         self.port = port
         self.timeout = timeout
         connection = connect(
-            f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None
+            f"ws://127.0.0.1:{port}/_stcore/stream",
+            subprotocols=["streamlit"],
+            max_size=None,
+            additional_headers={"Cookie": cookie} if cookie else None,
         )
         self.ws = connection.__enter__()  # the websockets API opens it as a context
         self.session_id = ""  # the server's name for this session, from its first message

@@ -303,3 +303,41 @@ def join_by_typing(port: int, code: str, rng: random.Random) -> Participant:
     (box,) = [c for c in student.shown.controls if c.key == "room"]
     student.use(box, typed)
     return student
+
+
+def xsrf_cookie(token: bytes, mask: bytes) -> str:
+    """Streamlit's XSRF cookie as a browser holds it: the token masked, version 2."""
+    masked = bytes(b ^ mask[k % 4] for k, b in enumerate(token))
+    return f"_streamlit_xsrf=2|{mask.hex()}|{masked.hex()}|1767225600"
+
+
+def test_two_tabs_of_one_browser_count_as_one_student(app):
+    """Two sessions that carry the same browser's cookie (masked differently, as after a
+    reload) are one voter: the second tab's answer replaces the first's. A session of
+    another browser counts on its own."""
+    lesson = Lesson(app.port, students=0)
+    browser, other = b"\x01" * 16, b"\x02" * 16
+    lesson.students = [
+        Participant(app.port, f"room={lesson.code}", cookie=xsrf_cookie(browser, b"abcd")),
+        Participant(app.port, f"room={lesson.code}", cookie=xsrf_cookie(browser, b"wxyz")),
+        Participant(app.port, f"room={lesson.code}", cookie=xsrf_cookie(other, b"abcd")),
+    ]
+    (question,) = [c for c in questions(lesson.teacher.shown) if c.key == "guess_home"]
+    answers = [o for o in question.options if o != NOT_SURE]
+    for student, answer in zip(lesson.students, [answers[0], answers[1], answers[1]], strict=True):
+        (theirs,) = [c for c in questions(student.shown) if c.key == question.key]
+        lesson.check([student.use(theirs, answer)], "a student")
+    (reveal,) = [
+        c for c in lesson.teacher.shown.controls if c.key.startswith(f"reveal_{question.key}:")
+    ]
+    count = "2 of 2 students answered, 0 not yet"
+    lesson.until(
+        lambda: count in answers_line(lesson.teacher, reveal),
+        f"the teacher's line says {count!r}",
+    )
+    lesson.act("reveal", lambda: lesson.teacher.use(reveal))
+    assert class_counts(lesson.teacher, question.key) == {
+        answers[0]: 0,
+        answers[1]: 2,
+        **{a: 0 for a in answers[2:]},
+    }
