@@ -1,9 +1,16 @@
-"""The decoded copy of a GGUF file's weights: the same numbers as decoding, written once,
-written again when damaged, and never needed for the model to load."""
+"""The decoded copy of a GGUF file's weights: the same numbers as decoding, written once
+even by processes that start together, checked before use (written again when damaged or
+planted, a symlink never followed), nothing left behind by a killed writer, and never
+needed for the model to load."""
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -11,7 +18,7 @@ from gguf import GGMLQuantizationType, GGUFWriter
 from gguf.quants import quantize
 
 from ffn_core import gguf_file
-from ffn_core.decoded_weights import copy_folder, decoded_arrays
+from ffn_core.decoded_weights import MANIFEST, copy_folder, decoded_arrays
 from ffn_core.gguf_file import read_gguf
 
 
@@ -54,8 +61,10 @@ def test_the_first_load_writes_a_copy_with_the_decoded_numbers(small, tmp_path):
     root = tmp_path / "cache"
     same_arrays(decoded_arrays(path, tensors, root), decoded)
     folder = copy_folder(path, root)
-    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{n}.npy" for n in decoded)
-    assert [p.name for p in root.iterdir()] == [folder.name]  # no half-written folder left
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted([MANIFEST, *(f"{n}.npy" for n in decoded)])
+    # no half-written folder left, only the writers' lock file
+    assert sorted(p.name for p in root.iterdir()) == [folder.name, f"{folder.name}.lock"]
 
 
 def test_a_later_load_maps_the_copy_and_decodes_nothing(small, tmp_path, monkeypatch):
@@ -82,6 +91,98 @@ def test_a_copy_of_other_shapes_is_not_used(small, tmp_path):
     path, tensors, decoded = small
     decoded_arrays(path, tensors, tmp_path)
     np.save(copy_folder(path, tmp_path) / "output_norm.weight.npy", np.zeros(6, np.float32))
+    same_arrays(decoded_arrays(path, tensors, tmp_path), decoded)
+
+
+@pytest.mark.parametrize("plant", ["nan", "negated"])
+def test_a_planted_copy_of_the_right_shapes_is_not_used(small, tmp_path, plant):
+    """Arrays of the right dtype and shape but other numbers (NaN, or the sign flipped)
+    do not match the digests recorded when the copy was written: it is written again."""
+    path, tensors, decoded = small
+    decoded_arrays(path, tensors, tmp_path)
+    file = copy_folder(path, tmp_path) / "output_norm.weight.npy"
+    planted = np.full(5, np.nan, np.float32) if plant == "nan" else -decoded["output_norm.weight"]
+    np.save(file, planted.astype(np.float32))
+    same_arrays(decoded_arrays(path, tensors, tmp_path), decoded)
+
+
+def test_a_symlinked_copy_is_not_followed(small, tmp_path):
+    """A folder of the copy's name that links elsewhere (to a planted copy) is not read:
+    the link is replaced by a copy written here, and what it pointed to is left alone."""
+    path, tensors, decoded = small
+    elsewhere = tmp_path / "elsewhere"
+    decoded_arrays(path, tensors, elsewhere)
+    planted = copy_folder(path, elsewhere)
+    np.save(planted / "output_norm.weight.npy", np.full(5, np.nan, np.float32))
+    root = tmp_path / "cache"
+    root.mkdir()
+    copy_folder(path, root).symlink_to(planted, target_is_directory=True)
+    same_arrays(decoded_arrays(path, tensors, root), decoded)
+    assert not copy_folder(path, root).is_symlink()
+    assert np.isnan(np.load(planted / "output_norm.weight.npy")).all()  # untouched
+
+
+LOADER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from ffn_core import gguf_file
+    from ffn_core.decoded_weights import decoded_arrays
+    from ffn_core.gguf_file import read_gguf
+
+    path, root, pause = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
+    array = gguf_file.GgufTensor.array
+
+    def slow(self):  # a big model's decoding, stretched so the test can act during it
+        print("decode", self.name, flush=True)
+        time.sleep(pause)
+        return array(self)
+
+    gguf_file.GgufTensor.array = slow
+    _, tensors = read_gguf(path)
+    arrays = decoded_arrays(path, tensors, root)
+    print("loaded", len(arrays), flush=True)
+    """
+)
+
+
+def loader(path, root, pause: float) -> subprocess.Popen:
+    """A process that loads the weights, each tensor's decoding taking `pause` seconds."""
+    return subprocess.Popen(
+        [sys.executable, "-c", LOADER, str(path), str(root), str(pause)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=os.getcwd(),
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+
+
+def test_a_writer_killed_mid_write_leaves_nothing_the_next_start_keeps(small, tmp_path):
+    path, tensors, decoded = small
+    writer = loader(path, tmp_path, pause=30)
+    assert writer.stdout.readline().startswith("decode")  # it holds the lock, mid-write
+    folder = copy_folder(path, tmp_path)
+    partial = folder.with_name(f"{folder.name}.partial")
+    assert partial.is_dir()
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(timeout=10)
+    assert partial.is_dir()  # what a kill leaves behind
+    same_arrays(decoded_arrays(path, tensors, tmp_path), decoded)
+    assert not partial.exists()
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(folder.name))
+    assert left == [folder.name, f"{folder.name}.lock"]
+
+
+def test_processes_that_start_together_share_one_write(small, tmp_path):
+    """Three processes on an empty cache: one decodes each tensor once and writes the copy;
+    the other two wait for it and map it, decoding nothing."""
+    path, tensors, decoded = small
+    loaders = [loader(path, tmp_path, pause=0.3) for _ in range(3)]
+    outputs = [p.communicate(timeout=120)[0] for p in loaders]
+    assert all(p.returncode == 0 for p in loaders), outputs
+    decodes = [line for out in outputs for line in out.splitlines() if line.startswith("decode")]
+    assert sorted(decodes) == sorted(f"decode {name}" for name in decoded), outputs
+    assert all(f"loaded {len(decoded)}" in out for out in outputs)
     same_arrays(decoded_arrays(path, tensors, tmp_path), decoded)
 
 
