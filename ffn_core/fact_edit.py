@@ -36,6 +36,9 @@ from ffn_core.training import Adam
 
 PREFIXES = ("", "Here is a fact. ", "I read that ", "As we know, ", "In short, ", "Note: ")
 LAYER = 8  # block 9 of 30: early enough to hold the subject, late enough to know it
+# The blocks the page offers to edit (from 0): a rewrite costs 9-19 s of CPU, so the page
+# shows only rewrites prepared ahead (`prepare`, shipped in ffn_core/data/).
+LAYERS = (4, 8, 12, 16)
 ENOUGH = 0.2  # stop once −log p(target) averages below this: p ≈ 0.8, not a sledgehammer
 
 
@@ -48,6 +51,12 @@ class Fact:
     new: str  # the default new answer (its first token is the target)
     paraphrases: tuple[str, ...]  # the same fact, asked otherwise: should follow the edit
     neighbours: tuple[str, ...]  # other facts of the same kind: should not change
+    others: tuple[str, ...] = ()  # the other new answers the page offers
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """Every new answer the page offers, the default first."""
+        return (self.new, *self.others)
 
 
 FACTS = {
@@ -75,6 +84,7 @@ FACTS = {
                 "Sweden",
             )
         ),
+        (" London", " Tokyo"),
     ),
     "The Eiffel Tower": Fact(
         "The Eiffel Tower is located in the city of",
@@ -100,6 +110,7 @@ FACTS = {
                 "Big Ben",
             )
         ),
+        (" Rome", " Tokyo"),
     ),
 }
 

@@ -116,3 +116,10 @@ def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
 def largest_chart(at: AppTest) -> int:
     """The size in bytes of the largest Plotly figure a run shipped."""
     return max((len(c.proto.spec) for c in at.get("plotly_chart")), default=0)
+# The fact rewrite at the costliest offered block with a guess made (the page then shows
+# the edited model's answers), for each fact.
+COSTLIEST_LINKS["Language_model"] += [
+    urlencode({"lm_fact": fact, "lm_new_answer": " Tokyo", "lm_edit_block": "17",
+               "guess_neighbour": "yes, unchanged"})
+    for fact in ("France's capital", "The Eiffel Tower")
+]  # fmt: skip

@@ -14,12 +14,14 @@ from ffn_core.corpus import load_corpus
 from ffn_core.fact_edit import (
     FACTS,
     LAYER,
+    LAYERS,
     context,
     key_covariance,
     loss_and_gradient,
     rewrite_fact,
     subject_end,
 )
+from ffn_core.prepared_facts import key, load_edit, load_outcomes, outcome
 
 FRANCE = FACTS["France's capital"]
 
@@ -83,3 +85,42 @@ def test_at_least_eight_of_ten_neighbours_keep_their_answer(smollm, rewrite):
 def test_at_least_one_paraphrase_follows(smollm, rewrite):
     assert all(top(smollm, p) == " Paris" for p in FRANCE.paraphrases)  # right before the edit
     assert sum(top(smollm, p, rewrite.edit) == " Rome" for p in FRANCE.paraphrases) >= 1
+
+
+def test_the_shipped_default_rewrite_is_the_one_computed_here(smollm, rewrite):
+    """The page shows prepared rewrites: the default one, computed again here, is the
+    shipped edit, and what the edited model says is the shipped outcome."""
+    shipped = load_edit("France's capital", FRANCE.new, LAYER)
+    np.testing.assert_allclose(shipped.u, rewrite.edit.u, rtol=1e-3, atol=1e-6)
+    np.testing.assert_allclose(shipped.v, rewrite.edit.v, rtol=1e-3, atol=1e-5)
+    target = int(smollm.encode(FRANCE.new)[0])
+    again = outcome(smollm, FRANCE, target, shipped, len(rewrite.losses))
+    told = load_outcomes()[key("France's capital", FRANCE.new, LAYER)]
+    assert (again.top, again.paraphrases, again.continuation) == (
+        told.top,
+        told.paraphrases,
+        told.continuation,
+    )
+    assert again.after == pytest.approx(told.after, abs=1e-3)
+    assert again.before == pytest.approx(told.before, abs=1e-3)
+    for mine, theirs in zip(again.neighbours, told.neighbours, strict=True):
+        assert (mine.prompt, mine.before, mine.after, mine.at) == (
+            theirs.prompt,
+            theirs.before,
+            theirs.after,
+            theirs.at,
+        )
+        assert mine.share == pytest.approx(theirs.share, abs=1e-3)
+
+
+def test_every_offered_rewrite_is_shipped_and_its_shares_are_its_keys(smollm):
+    """Every fact, answer and block the page offers has its edit and outcome; for one
+    other block, the neighbours' shares of δ are h · u recomputed from the shipped u."""
+    told = load_outcomes()
+    offered = {key(n, a, layer) for n, f in FACTS.items() for a in f.answers for layer in LAYERS}
+    assert offered == set(told)
+    name, fact = "The Eiffel Tower", FACTS["The Eiffel Tower"]
+    edit = load_edit(name, fact.others[0], LAYERS[-1])
+    for neighbour in told[key(name, fact.others[0], LAYERS[-1])].neighbours[:3]:
+        shares = smollm.keys(smollm.encode(neighbour.prompt), edit.layer) @ edit.u
+        assert float(shares.max()) == pytest.approx(neighbour.share, abs=1e-3)

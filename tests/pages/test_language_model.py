@@ -7,9 +7,10 @@ import pytest
 import streamlit as st
 from helpers import LANGUAGE_MODEL, decode, metric, open_page, traces, warnings_text
 
-import ffn_ui.fact_rewrite as fr
 import ffn_ui.language_model as lm
-from ffn_core.fact_edit import FACTS
+from ffn_core import fact_edit
+from ffn_core.fact_edit import FACTS, LAYER
+from ffn_core.prepared_facts import load_edit
 from ffn_core.smollm import Edit
 from ffn_core.softmax import softmax
 
@@ -23,7 +24,6 @@ def fresh_runs(smollm):
     lm.run.clear()
     lm.next_probabilities.clear()
     lm.readout.clear()
-    fr.rewrite.clear()
 
 
 def button(at, label_start: str):
@@ -177,6 +177,34 @@ def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
     captions = " ".join(c.value for c in at.caption)
     assert "The edit took: `␣Rome` is now the top answer" in captions
     assert "2 of 3 paraphrases follow it" in captions
+    # the shares of δ on the page are h · k̂ from the shipped edit, read back at the token
+    edit = load_edit("France's capital", fact.new, LAYER)
+    for prompt, share, token in zip(
+        neighbours["prompt"], neighbours["share of δ"], neighbours["at token"], strict=True
+    ):
+        ids = smollm.encode(prompt)
+        shares = smollm.keys(ids, LAYER) @ edit.u
+        assert share == pytest.approx(float(shares.max()), abs=0.006)
+        assert token == lm.visible(smollm.piece(int(ids[int(np.argmax(shares))])))
+
+
+def test_the_rewrite_on_a_link_runs_no_search_for_delta(smollm, monkeypatch):
+    """Every fact, answer and block a link may name is prepared: opening any of them runs
+    no rewrite; an answer the page does not offer (as an old link's free text) gets a note
+    and the default."""
+    monkeypatch.setattr(fact_edit, "rewrite_fact", lambda *a, **k: pytest.fail("a rewrite ran"))
+    at = open_page(
+        LANGUAGE_MODEL,
+        {"lm_fact": "The Eiffel Tower", "lm_new_answer": " Tokyo", "lm_edit_block": "17",
+         "guess_neighbour": "no, it changes too"},
+    )  # fmt: skip
+    assert not at.exception
+    assert metric(at, "p(`␣Tokyo`)")
+    at = open_page(LANGUAGE_MODEL, {"lm_new_answer": " Paris", "lm_edit_block": "30"})
+    assert not at.exception
+    assert at.selectbox(key="lm_new_answer").value == " Rome"
+    assert at.selectbox(key="lm_edit_block").value == str(LAYER + 1)
+    assert "new answer" in warnings_text(at) and "edit block" in warnings_text(at)
 
 
 def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
