@@ -64,7 +64,7 @@ def decoded_arrays(
         pass  # no copy yet, or one that does not pass: write it, one process at a time
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        with writer_lock(folder):
+        with WriterLock(folder):
             try:  # another process may have written it while this one waited
                 return checked(folder, tensors)
             except (OSError, ValueError):
@@ -78,7 +78,7 @@ def decoded_arrays(
     return arrays
 
 
-class writer_lock:
+class WriterLock:
     """An exclusive lock on `<folder>.lock`, held while one process writes the copy."""
 
     def __init__(self, folder: Path):

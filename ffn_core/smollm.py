@@ -100,6 +100,7 @@ class Trace:
     ffn_act: np.ndarray  # (L, T, d_ff): silu(gate) * up after any edits, the input of W_down
     ffn_out: np.ndarray  # (L, T, C): what each block's FFN added
     logits: np.ndarray  # (T, vocab): the next-token scores after each position
+    past: list[KeysValues] | None = None  # each block's keys and values, for a continuation
 
 
 class LanguageModel:
@@ -208,7 +209,7 @@ class LanguageModel:
     def run_ids(
         self, ids: np.ndarray, edits: Iterable[Edit] = (), fact: RankOneEdit | None = None
     ) -> Trace:
-        x, _, kept = self._blocks(ids, 0, None, tuple(edits), fact, record=True)
+        x, past, kept = self._blocks(ids, 0, None, tuple(edits), fact, record=True)
         return Trace(
             token_ids=ids,
             tokens=[self.piece(i) for i in ids],
@@ -219,6 +220,7 @@ class LanguageModel:
             ffn_act=np.stack(kept["act"]),
             ffn_out=np.stack(kept["ffn"]),
             logits=self.unembed(x),
+            past=past,
         )
 
     def generate_ids(
@@ -237,9 +239,19 @@ class LanguageModel:
         """
         edits = tuple(edits)
         x, past, _ = self._blocks(ids, 0, None, edits, fact, record=False)
+        return self._continue(ids, self.unembed(x[-1]), past, n, edits, fact, use_cache)
+
+    def continue_trace(self, trace: Trace, n: int) -> list[int]:
+        """`generate_ids` after a trace of `run` without edits, reusing its last logits and
+        its keys and values instead of running the text again."""
+        return self._continue(trace.token_ids, trace.logits[-1], trace.past, n, (), None, True)
+
+    def _continue(self, ids, logits, past, n, edits, fact, use_cache) -> list[int]:
+        """Greedy steps from the last token's `logits` (vocab,) and the keys and values
+        `past` of the tokens `ids`."""
         out: list[int] = []
         for _ in range(n):
-            next_id = int(np.argmax(self.unembed(x[-1])))
+            next_id = int(np.argmax(logits))
             out.append(next_id)
             if next_id in END_IDS or len(out) == n:
                 break
@@ -249,6 +261,7 @@ class LanguageModel:
             else:
                 whole = np.concatenate([ids, out])
                 x, past, _ = self._blocks(whole, 0, None, edits, fact, record=False)
+            logits = self.unembed(x[-1])
         return out
 
     def generate(

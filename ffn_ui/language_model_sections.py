@@ -202,7 +202,8 @@ def toy_facts(text: str) -> None:
         f"**The output is the sum of the values.** In block {layer + 1} at token {shown}, "
         "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
         f"most {gap:.1e} (float32 rounding).",
-        "**Causal.** Add “ and” to the text: the earlier tokens' states "
+        f"**Causal.** Follow the text's first {min(lm.CAUSAL_TOKENS, len(trace.token_ids))} "
+        "tokens with “ and” instead of what comes after them: their states "
         + moved_by(lm.causal_gap(text), True, f"in any block, while states reach {largest:.1e}")
         + ", because a decoder's token never reads the tokens after it.",
     ]

@@ -61,7 +61,7 @@ PAGES = {
     ),
     "Language model": (
         "app_pages/13_Language_model.py",
-        {"lm_text": ("? " * 150).strip(), "lm_new": "20", "guess_gate": "about nothing"},
+        {"lm_text": ("? " * 150).strip(), "lm_new": "12", "guess_gate": "about nothing"},
     ),
 }
 
@@ -116,6 +116,8 @@ def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
 def largest_chart(at: AppTest) -> int:
     """The size in bytes of the largest Plotly figure a run shipped."""
     return max((len(c.proto.spec) for c in at.get("plotly_chart")), default=0)
+
+
 # The fact rewrite at the costliest offered block with a guess made (the page then shows
 # the edited model's answers), for each fact.
 COSTLIEST_LINKS["Language_model"] += [

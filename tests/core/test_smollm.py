@@ -203,3 +203,11 @@ def test_a_rank_one_edit_adds_h_dot_u_times_v_to_one_block(smollm, trace):
     assert np.allclose(added, np.outer(trace.ffn_act[6] @ u, v), rtol=1e-3, atol=1e-4)
     W = before.astype(np.float64) + np.outer(u, v)
     assert np.allclose(trace.ffn_act[6] @ W, edited.ffn_out[6], rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("text", ["The capital of France is", "One, two, three, four, five,"])
+def test_a_continuation_from_the_trace_is_the_generated_one(smollm, text):
+    """Continuing from a run's own keys and values gives the tokens that generating from
+    the text gives, without running the text again."""
+    trace = smollm.run(text)
+    assert smollm.continue_trace(trace, 8) == smollm.generate_ids(smollm.encode(text), 8)
