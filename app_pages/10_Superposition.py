@@ -58,7 +58,7 @@ question = Question(
     "spreads all five as a pentagon and lets the ReLU and the bias cut the small overlaps.",
 )
 if predicted(question):
-    model = sp.toy(5, 2, sparsity, decay)
+    model = sp.five(sparsity, decay)
     names = labels("f", 5)
     norms = feature_norms(model.W)
     kept = int(np.sum(norms > 0.5))

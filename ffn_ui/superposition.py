@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import streamlit as st
 
@@ -20,7 +23,7 @@ from ffn_ui.shared_arrays import read_only
 SPARSITIES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.999)  # 1 − p, the share of zeros
 DECAYS = (1.0, 0.9, 0.8, 0.7, 0.5)  # importance of feature i is decay^i
 MAX_FEATURES, MAX_HIDDEN = 80, 20
-BIG_STEPS, BIG_BATCH = 2000, 256  # the bigger models: about 3 s at the caps (80 x 20)
+BIG_STEPS, BIG_BATCH = 1200, 256  # the bigger models: about 2 s at the caps, both together
 
 
 def sparsity_text(sparsity: float) -> str:
@@ -45,6 +48,29 @@ def toy(n: int, m: int, sparsity: float, decay: float, seed: int = 0) -> ToyMode
     return model
 
 
+FIVE_FILE = Path(__file__).parents[1] / "ffn_core" / "data" / "five_features.json"
+
+
+@st.cache_resource(max_entries=1, ttl=3600, show_spinner=False)
+def prepared_five() -> dict[tuple[float, float], ToyModel]:
+    """The five-features-in-two model at every sparsity and importance the page offers,
+    trained ahead (40 models of about 1.2 s each) by `python -m ffn_ui.superposition`;
+    tests/pages/test_superposition.py trains some again and compares."""
+    rows = json.loads(FIVE_FILE.read_text("utf-8"))["models"]
+    models = {}
+    for row in rows:
+        model = ToyModel(np.array(row["W"]), np.array(row["b"]), np.array(row["losses"]))
+        read_only([model.W, model.b, model.losses])
+        models[(row["sparsity"], row["decay"])] = model
+    return models
+
+
+def five(sparsity: float, decay: float) -> ToyModel:
+    """The 5 -> 2 model of this setting, as `toy(5, 2, sparsity, decay)` trains it (the
+    losses kept: only the last 10)."""
+    return prepared_five()[(sparsity, decay)]
+
+
 @st.cache_resource(max_entries=32, ttl=3600, show_spinner="Training the neuron version …")
 def neurons(n: int, k: int, sparsity: float, decay: float) -> NeuronModel:
     """The neuron version: n features through k ReLU neurons, shared read-only."""
@@ -60,12 +86,44 @@ PHASE_IMPORTANCES = (0.2, 0.5, 0.8, 1.25, 2.0, 5.0)  # feature 2's, against feat
 PHASE_NAMES = ("dropped", "alone", "shared")
 
 
-@st.cache_resource(max_entries=1, ttl=3600, show_spinner="Training 36 small models, once …")
+PHASES_FILE = Path(__file__).parents[1] / "ffn_core" / "data" / "phase_diagram.json"
+
+
+@st.cache_resource(max_entries=1, ttl=3600, show_spinner=False)
 def phases() -> np.ndarray:
-    """(6, 6) phases of feature 2 over the grid, trained once per process and shared."""
-    grid = phase_diagram(np.array(PHASE_SPARSITIES), np.array(PHASE_IMPORTANCES))
+    """(6, 6) phases of feature 2 over the grid, the same for every visitor: trained once
+    ahead (1.6 s of CPU, too much for one link) by `python -m ffn_ui.superposition`, and
+    read here; tests/pages/test_superposition.py trains the grid again and compares."""
+    grid = np.array(json.loads(PHASES_FILE.read_text("utf-8"))["phases"], dtype=int)
     read_only([grid])
     return grid
+
+
+def write_phases() -> None:
+    grid = phase_diagram(np.array(PHASE_SPARSITIES), np.array(PHASE_IMPORTANCES))
+    payload = {
+        "sparsities": PHASE_SPARSITIES,
+        "importances": PHASE_IMPORTANCES,
+        "phases": grid.tolist(),  # rows: importances; columns: sparsities; PHASE_NAMES
+    }
+    PHASES_FILE.write_text(json.dumps(payload) + "\n", "utf-8")
+
+
+def write_five() -> None:
+    models = []
+    for sparsity in SPARSITIES:
+        for decay in DECAYS:
+            model = toy(5, 2, sparsity, decay)
+            models.append(
+                {
+                    "sparsity": sparsity,
+                    "decay": decay,
+                    "W": model.W.tolist(),
+                    "b": model.b.tolist(),
+                    "losses": model.losses[-10:].tolist(),
+                }
+            )
+    FIVE_FILE.write_text(json.dumps({"models": models}) + "\n", "utf-8")
 
 
 PHASE_QUESTION = Question(
@@ -100,3 +158,8 @@ def phase_section(presenter: bool) -> None:
         ),
         presenter,
     )
+
+
+if __name__ == "__main__":
+    write_phases()
+    write_five()

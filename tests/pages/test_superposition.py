@@ -95,3 +95,15 @@ def test_m_at_least_n_says_why_instead_of_training(query):
     at = open_page(SUPERPOSITION, query)
     assert not at.exception
     assert any("every feature can have a dimension of its own" in i.value for i in at.info)
+
+
+def test_every_five_feature_setting_is_shipped_and_some_train_to_it_again():
+    """The page reads the 5 -> 2 models trained ahead: every offered sparsity and
+    importance is there, and three settings trained here give the shipped weights."""
+    shipped = sp.prepared_five()
+    assert set(shipped) == {(s, d) for s in sp.SPARSITIES for d in sp.DECAYS}
+    for setting in [(0.0, 1.0), (0.9, 0.7), (0.999, 0.5)]:
+        trained = sp.toy(5, 2, *setting)
+        np.testing.assert_allclose(shipped[setting].W, trained.W, atol=1e-9)
+        np.testing.assert_allclose(shipped[setting].b, trained.b, atol=1e-9)
+        np.testing.assert_allclose(shipped[setting].losses, trained.losses[-10:], atol=1e-12)
