@@ -102,9 +102,10 @@ if edits:
 st.subheader("5. Rewrite a fact")
 st.caption(
     "One rank-one change to one block's W_down can move a fact (ROME, Meng et al. 2022): "
-    "W_down + k̂ δᵀ, the same form of update as the Memory lab's W2 + u ⊗ d. Here the new "
-    "value δ is found by gradient descent through the later blocks, and k̂ = C⁻¹k*/(k*ᵀC⁻¹k*) "
-    "from the subject's key k* and the keys' covariance C over ordinary text."
+    "W_down + k̂ δᵀ, the same form of update as the Memory lab's W2 + u ⊗ d, with k̂ in u's "
+    "role. Here the new value δ is found by gradient descent through the later blocks, and "
+    "k̂ = Σ⁻¹k*/(k*ᵀΣ⁻¹k*) from the subject's key k* and Σ, the mean of h hᵀ over ordinary "
+    "text (plus a small ridge): k̂ is scaled so that k* · k̂ = 1, not to length 1."
 )
 rewrite_section()
 st.page_link("app_pages/11_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")

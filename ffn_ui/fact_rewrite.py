@@ -37,7 +37,7 @@ def tables(result: Outcome) -> tuple[pd.DataFrame, pd.DataFrame]:
             (n.prompt, show(n.before), show(n.after), round(n.share, 2), show(n.at))
             for n in result.neighbours
         ],
-        columns=["prompt", "answer before", "answer after the edit", "share of δ", "at token"],
+        columns=["prompt", "answer before", "answer after the edit", "largest h·k̂", "at token"],
     )
     return paraphrases, neighbours
 
@@ -63,11 +63,13 @@ def rewrite_section() -> None:
     result = outcomes()[key(name, new, layer)]
     word = lm.visible(new)
     st.caption(
-        f"The edit reads the key at “{fact.subject}” in “{fact.prompt}” and makes block "
-        f"{layer + 1}'s W_down write a new value there, so that the next token is {literal(word)} "
-        "(a leading space is part of a word here)."
+        f"The edit reads the key at the last token of “{fact.subject}” in “{fact.prompt}” and "
+        f"makes block {layer + 1} of 30 write a new value there, so that the next token is "
+        f"{literal(word)} (a leading space is part of a word here). Every other token gets "
+        "(h · k̂) times the same new value: its key h decides how much."
     )
-    neighbour = result.neighbours[0]
+    # the first neighbour whose answer is not already the new one: for it the question is real
+    neighbour = next((n for n in result.neighbours if n.before != new), result.neighbours[0])
     kept = neighbour.before == neighbour.after
     share = f"{neighbour.share:.2f}"
     question = Question(
@@ -76,14 +78,17 @@ def rewrite_section() -> None:
         ("yes, unchanged", "no, it changes too"),
         answer=lambda: "yes, unchanged" if kept else "no, it changes too",
         why=lambda: (
-            f"the change adds (h · k̂) δ at every token, and at “{neighbour.at.strip()}” this "
-            f"prompt's key gets {share} of δ (the edited subject's key gets about 1). "
+            f"the change adds (h · k̂) δ at every token; at the token "
+            f"{literal(lm.visible(neighbour.at))} of this prompt h · k̂ is {share} (about 1 at "
+            "the edited subject's key). "
             + (
-                f"Its answer {literal(lm.visible(neighbour.before))} survives that push."
+                f"Its answer {literal(lm.visible(neighbour.before))} stays."
                 if kept
-                else f"That is enough to move its answer to {literal(lm.visible(neighbour.after))}"
-                ": a rank-one edit is not a surgical one."
+                else f"Its answer moves to {literal(lm.visible(neighbour.after))}: a rank-one "
+                "edit is not a surgical one."
             )
+            + " Whether an answer moves depends on that number, on how sure the model was, "
+            "and on whether the later blocks carry the push to the last token."
         ),
     )
     if not predicted(question, setting=(name, new, block)):
@@ -101,8 +106,10 @@ def rewrite_section() -> None:
     right.dataframe(neighbours, hide_index=True)
     st.code(fact.prompt + result.continuation, language=None, wrap_lines=True)
     followed = int((paraphrases["answer after the edit"] == word).sum())
-    kept_count = sum(n.before == n.after for n in result.neighbours)
-    moved = [n for n in result.neighbours if n.before != n.after]
+    others = [n for n in result.neighbours if n.before != new]  # not already the new answer
+    kept_count = sum(n.before == n.after for n in others)
+    already = len(result.neighbours) - len(others)
+    moved = [n for n in others if n.before != n.after]
     took = (
         f"The edit took: {literal(word)} is now the top answer"
         if lm.visible(result.top) == word
@@ -110,15 +117,17 @@ def rewrite_section() -> None:
         f"not {literal(word)}"
     )
     reach = (
-        f"The neighbours that moved got {', '.join(f'{n.share:.2f}' for n in moved)} of δ"
+        "Moved: "
+        + ", ".join(f"to {literal(lm.visible(n.after))} (h·k̂ {n.share:.2f})" for n in moved)
         if moved
         else "No neighbour moved"
     )
+    also = f" ({already} already answered {literal(word)})" if already else ""
     st.caption(
-        f"{took}. {followed} of {len(paraphrases)} paraphrases follow it and {kept_count} of "
-        f"{len(neighbours)} neighbours keep their answer. {reach}; the column “share of δ” "
-        "is the largest h · k̂ over each prompt's tokens (1 at the edited subject's key). "
-        "That is the honest reach of one rank-one change in a 135M model: prompts that reach "
-        "the fact through other words may not follow, and keys that resemble the subject's "
-        "get part of δ."
+        f"{took}. {followed} of {len(paraphrases)} paraphrases follow it, and {kept_count} of "
+        f"{len(others)} neighbours keep their answer{also}. {reach}. The column “largest "
+        "h·k̂” is the largest h · k̂ over each prompt's tokens (about 1 at the edited subject's "
+        "key): how much of δ that prompt receives. That is the honest reach of one rank-one "
+        "change in a 135M model: paraphrases, even ones that name the subject, may not follow, "
+        "and a neighbour's key can line up with k̂ as much as the subject's does."
     )

@@ -177,10 +177,13 @@ def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
     captions = " ".join(c.value for c in at.caption)
     assert "The edit took: `␣Rome` is now the top answer" in captions
     assert "2 of 3 paraphrases follow it" in captions
+    others = neighbours[neighbours["answer before"] != "␣Rome"]
+    kept = int((others["answer before"] == others["answer after the edit"]).sum())
+    assert f"{kept} of {len(others)} neighbours keep their answer" in captions
     # the shares of δ on the page are h · k̂ from the shipped edit, read back at the token
     edit = load_edit("France's capital", fact.new, LAYER)
     for prompt, share, token in zip(
-        neighbours["prompt"], neighbours["share of δ"], neighbours["at token"], strict=True
+        neighbours["prompt"], neighbours["largest h·k̂"], neighbours["at token"], strict=True
     ):
         ids = smollm.encode(prompt)
         shares = smollm.keys(ids, LAYER) @ edit.u
