@@ -15,5 +15,5 @@ pages = {
     for tier, steps in TIERS.items()
 }
 page = st.navigation(pages, expanded=True)
-catch_up(page.title)  # a student following a class takes the teacher's page and settings
+catch_up(page)  # a student following a class takes the teacher's page and settings
 page.run()

@@ -1,7 +1,7 @@
 """Classroom mode: a teacher starts a class, and every student who follows sees the
 teacher's page and settings within a couple of seconds.
 
-    app.py:     page = st.navigation(...); catch_up(page.title); page.run()
+    app.py:     page = st.navigation(...); catch_up(page); page.run()
     setup():    class_controls(sidebar, place, presenter)
 
 The class code is a control bound to the URL (`?room=k7m2-x9qp-4hzt`), so a join link
@@ -11,6 +11,12 @@ session, never in a URL: only that session can change what the room shows
 a polling fragment; a student's polling fragment sees a newer version and reruns the app,
 and `catch_up` copies the settings into the session before any control is drawn, then
 opens the teacher's page.
+
+That switch is the one page change the server starts, not the browser, and the browser
+may have sent a poll just before it heard of it. Streamlit runs such a poll for the page
+the browser named, and tells the browser so, which wipes the page the switch drew: a
+blank page that never comes back. So `watch` checks that its run belongs to the page the
+last whole run drew, and if not, opens that page again.
 
 A follower's settings travel through `st.session_state`, never through the address: a
 control bound to the URL may not be set through `st.query_params`, so the page switch
@@ -29,6 +35,7 @@ from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ffn_ui.path import STEPS
 from ffn_ui.room_store import (
@@ -47,6 +54,7 @@ FOLLOW = "follow"  # the student's "follow the teacher" toggle
 TEACHER = "class_teacher_key"  # session only: (code, key) of the class this session teaches
 APPLIED = "class_version"  # session only: (code, version) of the view this session copied in
 SHOWN = "class_page"  # session only: the title of the page this run shows
+SHOWN_HASH = "class_page_hash"  # session only: that page's id, as the browser names it
 LIVE = "class_live"  # session only: the code of the class this run takes part in, or ""
 REVEALED = "class_revealed"  # session only: the questions the teacher has revealed
 STUDENTS = "class_students"  # session only: the teacher's last count of students present
@@ -128,11 +136,12 @@ def session_code() -> str:
     return read_code(st.session_state.get(ROOM) or st.query_params.get(ROOM, "")) or ""
 
 
-def catch_up(title: str) -> None:
+def catch_up(shown: st.Page) -> None:
     """Before the page runs: a following student takes the teacher's newer settings and
     page. Anything wrong with the class is said later, by class_controls."""
     state = st.session_state
-    state[SHOWN] = title
+    title = shown.title
+    state[SHOWN], state[SHOWN_HASH] = title, page_id(shown)
     code = session_code()
     if not code or teaching(code) or not state.get(FOLLOW, True):
         return
@@ -153,6 +162,20 @@ def catch_up(title: str) -> None:
         st.switch_page(page, query_params=arrays)
     for url_key, raw in arrays.items():  # no control binds these keys
         st.query_params[url_key] = raw
+
+
+def page_id(page: st.Page) -> str:
+    """The id the browser names `page` by in every rerun it asks for (Streamlit's hash of
+    the page's URL path; it has no public name)."""
+    return getattr(page, "_script_hash", "")
+
+
+def stale_poll() -> bool:
+    """Whether this run is a poll the browser sent for a page it had left: a fragment's
+    run naming another page than the one the last whole run drew."""
+    ctx = get_script_run_ctx()
+    shown = st.session_state.get(SHOWN_HASH, "")
+    return bool(ctx and ctx.fragment_ids_this_run and shown and ctx.page_script_hash != shown)
 
 
 def applied(code: str) -> int:
@@ -369,6 +392,9 @@ def watch(code: str, following: bool) -> None:
     except ClassConnectionError as err:
         st.warning(f"{err} Your own page works as usual.")
         return
+    page = next((s.page for s in STEPS if s.label == state.get(SHOWN)), None)
+    if page and stale_poll():  # this poll wiped the page the browser shows: draw it again
+        st.switch_page(page, query_params=carried_arrays(look.view.get("address", {})))
     if following and look.version > applied(code):
         st.rerun()
     inline = state.pop(INLINE, False)

@@ -159,6 +159,19 @@ class Participant(Visitor):
                 runs.append(self.send(msg))
         return runs
 
+    def poll_from(self, page_hash: str, query: str) -> Seen:
+        """Rerun the page's polling fragments as a browser still on another page (`page_hash`
+        at address `query`) does: its timer fired before it heard the server switch pages."""
+        seen = Seen()
+        for fragment in self.shown.timers:
+            msg = self.message()
+            msg.rerun_script.page_script_hash = page_hash
+            msg.rerun_script.query_string = query
+            msg.rerun_script.fragment_id = fragment
+            msg.rerun_script.is_auto_rerun = True
+            seen = self.send(msg)
+        return seen
+
     def notes_after(self, key: str) -> list[str]:
         """What the page says after the control `key`, in its latest run."""
         for seen in [*self.fragments.values(), self.shown]:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 import time
+from collections import deque
 from pathlib import Path
 
 from helpers import require
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
+from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from harness.server import ARTIFACTS
@@ -32,6 +34,7 @@ CHROMIUM_ARGS = [
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 PROJECTOR = {"width": 1024, "height": 768}
+FRAMES_KEPT = 400  # the last websocket messages of a page, told when a test fails
 
 
 def require_chromium() -> None:
@@ -50,17 +53,48 @@ class Reruns:
     def __init__(self, page) -> None:
         self.finished = 0
         self.pages = 0
+        self.frames: deque[str] = deque(maxlen=FRAMES_KEPT)
+        self.start = time.monotonic()
         page.on("websocket", self._watch)
 
     def _watch(self, ws) -> None:
         if "/_stcore/stream" in ws.url:
+            self.frames.append(f"{self._now()} websocket opened")
             ws.on("framereceived", self._frame)
+            ws.on("framesent", self._sent)
+            ws.on("close", lambda _: self.frames.append(f"{self._now()} websocket closed"))
+
+    def _now(self) -> str:
+        return f"{time.monotonic() - self.start:8.2f}"
+
+    def _sent(self, payload) -> None:
+        if isinstance(payload, str):
+            return
+        msg = BackMsg()
+        msg.ParseFromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "rerun_script":
+            state = msg.rerun_script
+            kind += f" page={state.page_name!r} fragment={state.fragment_id[:12]!r}"
+            kind += f" auto={state.is_auto_rerun} query={state.query_string[:60]!r}"
+        self.frames.append(f"{self._now()} sent {kind}")
 
     def _frame(self, payload) -> None:
         if isinstance(payload, str):
             return
         msg = ForwardMsg()
         msg.ParseFromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            kind += f" page={msg.new_session.page_script_hash[:8]}"
+        elif kind == "script_finished":
+            kind += f" {ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)}"
+        elif kind == "page_info_changed":
+            kind += f" query={msg.page_info_changed.query_string[:60]!r}"
+        elif kind == "delta":
+            kind += f" path={list(msg.metadata.delta_path)[:3]}"
+        if not (self.frames and self.frames[-1].endswith(kind) and kind.startswith("delta")):
+            self.frames.append(f"{self._now()} got {kind}")
         if msg.WhichOneof("type") == "script_finished" and (
             msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
         ):

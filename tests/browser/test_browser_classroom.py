@@ -44,6 +44,7 @@ SIDEBAR_CLOSED = """() => {
 }"""
 VERDICT = re.compile(r"^(Right \(you said|Not this time)")
 FOLLOW_MS = 10_000  # how soon is measured in benchmarks/ and the protocol tests
+RERUNS: dict[int, object] = {}  # each student's page's Reruns, by id(page)
 
 
 def title(page) -> str:
@@ -54,9 +55,19 @@ def follows(students, teacher) -> None:
     """Every student who follows shows the teacher's page, and no page an exception."""
     wanted = title(teacher)
     for student in students:
-        expect(student.locator(TITLE).first).to_have_text(wanted, timeout=FOLLOW_MS)
+        try:
+            expect(student.locator(TITLE).first).to_have_text(wanted, timeout=FOLLOW_MS)
+        except AssertionError as err:
+            raise AssertionError(f"{err}\n{what_it_did(student)}") from None
         no_exception(student)
     no_exception(teacher)
+
+
+def what_it_did(page) -> str:
+    """Where a page is, and its last websocket messages: what a failure is read from."""
+    shot = screenshot(page, "class-student-that-did-not-follow", whole=False)
+    frames = "\n".join(RERUNS[id(page)].frames) if id(page) in RERUNS else "(not recorded)"
+    return f"address {page.url}; screenshot {shot}\nits websocket, last messages:\n{frames}"
 
 
 def act(teacher, reruns, students, click) -> None:
@@ -89,8 +100,8 @@ def press_everything(teacher, reruns, students) -> None:
 def test_a_class_walks_the_whole_path_with_its_teacher(server, browser):
     teacher, reruns = open_page(browser, server.url, charts=None)
     code, link = start_class(teacher)
-    by_link, _ = open_page(browser, link, None, viewport=PHONE)
-    typist, _ = open_page(browser, server.url, None)
+    by_link, RERUNS[id(by_link)] = open_page(browser, link, None, viewport=PHONE)
+    typist, RERUNS[id(typist)] = open_page(browser, server.url, None)
     box = typist.get_by_role("textbox", name="class code", exact=True)
     box.fill(" ".join(code.split("-")))  # as read out: lower case, spaces between groups
     box.press("Enter")

@@ -133,6 +133,21 @@ def test_students_follow_the_teacher_across_pages_by_the_menu_and_by_next_links(
     assert max(took) < FOLLOW_SECONDS, took
 
 
+def test_a_poll_the_browser_sent_before_it_heard_of_the_switch_leaves_the_page_drawn(app):
+    """The student's browser polls every second; a poll sent just before the server
+    switched its page names the page it left. The page the switch drew stays drawn."""
+    lesson = Lesson(app.port, students=1)
+    (student,) = lesson.students
+    left, address = student.page_hash, student.query
+    lesson.act("menu: Neurons", lambda: lesson.teacher.go("Neurons"))
+    assert student.shown.title == lesson.teacher.shown.title
+    seen = student.poll_from(left, address)
+    assert not seen.fragment_run, "the poll redrew only itself, over a wiped page"
+    assert seen.title == lesson.teacher.shown.title
+    assert not seen.exceptions and f"room={lesson.code}" in (seen.address or "")
+    assert same_controls(student, lesson.teacher)
+
+
 def questions(seen) -> list[Control]:
     return [c for c in seen.controls if c.kind == "radio" and c.key.startswith("guess")]
 
