@@ -9,8 +9,12 @@
 The question starts at "not sure yet", and nothing that gives the answer away is drawn
 until the learner commits to a guess. A right guess says so; a wrong one says why in one
 sentence, never just "wrong". Both are words, not only a colour. When the setting the
-question is about changes, the question asks again. The guess is bound to the URL like
-every control, so a teacher's link can carry it.
+question is about changes, the question asks again; so does a question whose options
+changed, quietly.
+
+A guess lives in the learner's session and never in the address: a shared link shares the
+view and leaves every question for its reader to answer. A link from an older version of
+the app that still holds a guess opens with the question unanswered, and loses the guess.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ffn_ui.class_votes import class_round, in_class
-from ffn_ui.url import bound_select, sentence_start
+from ffn_ui.url import forget_url_value, sentence_start
 
 NOT_SURE = "not sure yet"
 
@@ -29,7 +33,7 @@ NOT_SURE = "not sure yet"
 @dataclass(frozen=True)
 class Question:
     text: str
-    key: str  # the URL key of the guess
+    key: str  # the session key of the guess
     options: Sequence[str]  # the answers to choose from (NOT_SURE comes first by itself)
     # One of options, and one sentence of why. Either may be a function, called only after
     # a guess, when finding the answer is work the page should not do before (training).
@@ -51,8 +55,12 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
         state[question.key] = NOT_SURE  # a new setting asks the question again
     state[seen] = setting
     choices = (NOT_SURE, *question.options)
-    guess = bound_select(
-        question.text, question.key, choices, NOT_SURE, container, radio=True, horizontal=True
+    if state.get(question.key, NOT_SURE) not in choices:
+        state[question.key] = NOT_SURE  # the options changed: the question asks again
+    if question.key in st.query_params:
+        forget_url_value(question.key)  # an older version's link: its reader answers
+    guess = container.radio(
+        question.text, choices, key=question.key, horizontal=True, persist_state="session"
     )
     if in_class():
         return class_round(question, setting, guess, NOT_SURE, container)

@@ -158,7 +158,10 @@ def app_test(page: str | None = None, query: dict | None = None) -> AppTest:
     yet run."""
     at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
     for key, value in (query or {}).items():
-        at.query_params[key] = value
+        if key.startswith("guess"):  # a guess is the learner's own, never in a link
+            at.session_state[key] = value
+        else:
+            at.query_params[key] = value
     if page:
         at.switch_page(page)
     return at

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import urlencode
 
 import numpy as np
 import pytest
@@ -113,8 +112,10 @@ def test_backprop_exercise_answers_then_its_nudge_reruns_it_and_a_new_seed_redra
 ):
     """The silent-neuron exercise is a fragment: its question, its slider and its text
     rerun on their own, and a change above it (the seed) still redraws it."""
-    link = urlencode({"guess_precision": ANSWERS[BACKPROP]["guess_precision"]})
-    page, reruns = open_page(browser, f"{server.url}/Backprop?{link}", charts=None)
+    page, reruns = open_page(browser, f"{server.url}/Backprop", charts=None)
+    before = reruns.finished
+    page.get_by_text(ANSWERS[BACKPROP]["guess_precision"], exact=True).click()
+    reruns.wait_for_more_than(before, page)
     before = reruns.finished
     page.get_by_role("radiogroup", name="while the score stays below zero").get_by_text(
         "exactly zero", exact=True

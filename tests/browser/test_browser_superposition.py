@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 CHARTS = CHART_COUNTS["superposition"]
 
 
-def test_a_guess_then_the_dense_preset_then_its_link(server, browser):
+def test_a_guess_then_the_dense_preset_then_its_link_which_asks_its_reader_again(server, browser):
     page, reruns = open_page(browser, f"{server.url}/Superposition", CHARTS)
     before = reruns.finished
     page.get_by_text("5", exact=True).first.click()
@@ -19,9 +19,11 @@ def test_a_guess_then_the_dense_preset_then_its_link(server, browser):
     expect(
         page.get_by_text("At 0% zeros and importance 0.7^i the model keeps 2 of 5")
     ).to_be_visible(timeout=30_000)
-    assert "sp_sparsity=0%25" in page.url and "guess_kept=5" in page.url
-    fresh, _ = open_page(browser, page.url, CHARTS + 2)
-    expect(fresh.get_by_text("the model keeps 2 of 5 features")).to_be_visible()
+    # The link shares the view and not the guess: its reader predicts before the answer.
+    assert "sp_sparsity=0%25" in page.url and "guess" not in page.url
+    fresh, _ = open_page(browser, page.url, CHARTS)
+    expect(fresh.get_by_text("Make your guess above to see the answer.").first).to_be_visible()
+    expect(fresh.get_by_text("the model keeps 2 of 5 features")).to_have_count(0)
     no_exception(fresh)
     page.context.close()
     fresh.context.close()
