@@ -49,19 +49,19 @@ decay = bound_select_slider(
 )
 
 st.subheader("1. Five features, two dimensions")
+at = f"{sp.sparsity_text(sparsity)} zeros and {sp.importance_text(decay)}"
 question = Question(
-    "At 95 % sparsity and equal importance, how many of the five features will the model keep?",
+    f"At {at}, how many of the five features will the model keep?",
     "guess_kept",
     ("2", "3", "4", "5"),
-    answer="5",
-    why="features that are almost never on together can share directions: the model "
-    "spreads all five as a pentagon and lets the ReLU and the bias cut the small overlaps.",
+    answer=lambda: str(sp.kept(sp.five(sparsity, decay))),
+    why=lambda: sp.why_kept(sp.kept(sp.five(sparsity, decay))),
 )
-if predicted(question):
+if predicted(question, setting=(sparsity, decay)):
     model = sp.five(sparsity, decay)
     names = labels("f", 5)
     norms = feature_norms(model.W)
-    kept = int(np.sum(norms > 0.5))
+    kept = sp.kept(model)
     st.caption(
         f"At {sp.sparsity_text(sparsity)} zeros and {sp.importance_text(decay)} the model keeps "
         f"{kept} of 5 features (‖W_i‖ above 0.5: {', '.join(f'{v:.2f}' for v in norms)}). "

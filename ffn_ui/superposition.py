@@ -11,6 +11,7 @@ import streamlit as st
 from ffn_core.superposition import (
     NeuronModel,
     ToyModel,
+    feature_norms,
     phase_diagram,
     train_neuron_model,
     train_toy_model,
@@ -69,6 +70,35 @@ def five(sparsity: float, decay: float) -> ToyModel:
     """The 5 -> 2 model of this setting, as `toy(5, 2, sparsity, decay)` trains it (the
     losses kept: only the last 10)."""
     return prepared_five()[(sparsity, decay)]
+
+
+KEPT_NORM = 0.5  # a feature the model keeps has a column W_i longer than this
+
+
+def kept(model: ToyModel) -> int:
+    """How many features the model keeps: those whose column of W is longer than 0.5."""
+    return int(np.sum(feature_norms(model.W) > KEPT_NORM))
+
+
+def why_kept(count: int) -> str:
+    """One sentence on why the trained 5 -> 2 model keeps `count` features."""
+    if count == 5:
+        return (
+            "features that are almost never on together can share directions: the model "
+            "spreads all five around the circle and lets the ReLU and the bias cut the small "
+            "overlaps."
+        )
+    if count == 2:
+        return (
+            "features that are often on together would get in each other's way if they "
+            "shared directions, so the model gives two of them a dimension each, about at "
+            "right angles, and drops the rest."
+        )
+    return (
+        f"at this sparsity sharing directions pays for {count} features but not for all "
+        "five: they are on together often enough that squeezing in more would cost more in "
+        "interference than it brings."
+    )
 
 
 @st.cache_resource(max_entries=32, ttl=3600, show_spinner="Training the neuron version …")

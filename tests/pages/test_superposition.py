@@ -36,11 +36,18 @@ def test_a_guess_reveals_the_arrows_and_overlaps_of_the_trained_model():
     assert "the model keeps 5 of 5 features" in at.caption[0].value
 
 
-def test_the_dense_preset_keeps_two_features():
+def test_the_question_asks_about_the_sliders_setting_and_answers_for_it():
+    """At Dense the question names 0% zeros, and five is wrong: the model keeps two."""
     at = open_page(SUPERPOSITION, {"guess_kept": "5"})
     (dense,) = [b for b in at.button if b.label == "Dense"]
     dense.click().run()
+    question = at.radio(key="guess_kept")
+    assert question.label.startswith("At 0% zeros and importance 0.7^i, how many")
+    assert question.value == "not sure yet"  # a new setting asks again
+    question.set_value("5").run()
     assert not at.exception
+    (wrong,) = at.error
+    assert wrong.value.startswith("Not this time: the answer is 2. Features that are often on")
     assert "At 0% zeros and importance 0.7^i the model keeps 2 of 5 features" in at.caption[0].value
 
 
@@ -49,10 +56,12 @@ def test_the_dense_preset_keeps_two_features():
     [("Dense", 2), ("Sparse", 5), ("Very sparse", 5)],
 )
 def test_every_preset_keeps_what_its_trained_model_keeps(label, kept):
-    at = open_page(SUPERPOSITION, {"guess_kept": "5"})
+    at = open_page(SUPERPOSITION)
     (button,) = [b for b in at.button if b.label == label]
     button.click().run()
+    at.radio(key="guess_kept").set_value(str(kept)).run()
     assert not at.exception
+    assert at.success[0].value.startswith("Right: ")
     assert f"the model keeps {kept} of 5 features" in at.caption[0].value
 
 
