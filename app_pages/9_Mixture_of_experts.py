@@ -66,7 +66,7 @@ show(
 st.subheader("2. Load balance")
 aux = load_balance_loss(cache.probs, cache.chosen)
 st.metric(
-    "auxiliary load-balancing loss (the Switch Transformer's, Fedus et al. 2021; Mixtral's too)",
+    "auxiliary load-balancing loss (the Switch Transformer's, Fedus et al. 2021)",
     f"{aux:.3f}",
     help="E · Σ_e (share of token slots sent to e) × (mean router probability of e): "
     "1 when routing is even, at most about E/k when one expert takes every token it can "

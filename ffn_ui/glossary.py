@@ -42,9 +42,9 @@ TERMS = {
     "so the K and V projections are smaller (Llama 2 70B, Mixtral).",
     "FLOPs": "floating-point operations; a multiply-add counts as 2, so a (T × d) · (d × n) "
     "product costs 2 · T · d · n.",
-    "load-balancing loss": "the Switch Transformer's (Fedus et al. 2021) auxiliary loss, also "
-    "Mixtral's: E · Σ_e (share of tokens routed to e) × (mean router probability of e); 1 when "
-    "routing is even.",
+    "load-balancing loss": "the Switch Transformer's (Fedus et al. 2021) auxiliary loss: "
+    "E · Σ_e (share of token slots sent to e) × (mean router probability of e), where a token "
+    "sent to k experts fills k slots; 1 when routing is even.",
     "ROME": "Rank-One Model Editing (Meng et al. 2022): rewrite one fact by adding a rank-one "
     "matrix to one FFN's W2.",
     "WordPiece, [CLS], [SEP]": "BERT's tokenizer splits rare words into pieces (## marks a piece "

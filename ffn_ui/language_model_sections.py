@@ -177,9 +177,10 @@ def who_fires(text: str, presenter: bool) -> None:
         show(figures.gate_up_scatter(gate, up, h[token], neurons), presenter)
         st.caption(
             f"Every neuron of block {layer + 1} for token {literal(tokens[token])}. Left of "
-            "the vertical line the gate is nearly shut: silu(gate) stays between −0.28 and 0, "
-            "so h is small and has the opposite sign of up. Right of it, h grows with the gate "
-            "and takes up's sign."
+            "the vertical line (gate below 0) silu(gate) lies between −0.28 and 0, so h has "
+            "the opposite sign of up and at most 28 % of its size: silu(−1) = −0.27 still "
+            "passes 27 %, and the gate is nearly shut only well below −3 (silu(−5) = −0.03). "
+            "Right of it, h grows with the gate and takes up's sign."
         )
     st.page_link("app_pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
 

@@ -145,6 +145,17 @@ def test_a_guess_about_a_shut_gate_reveals_the_gate_up_scatter(smollm):
     layer = lm.DEFAULT.layer - 1
     assert np.allclose(decode(points["x"]), trace.ffn_gate[layer, -1], atol=1e-5)
     assert np.allclose(decode(points["marker"]["color"]), trace.ffn_act[layer, -1], atol=1e-6)
+    # The caption's numbers, from silu(g) = g / (1 + e^-g) evaluated here.
+    (caption,) = [c.value for c in at.caption if "Left of the vertical line" in c.value]
+    g = np.linspace(-10, 0, 100_001)
+    silu = g / (1 + np.exp(-g))
+    assert f"between {silu.min():.2f} and 0".replace("-", "−") in caption
+    assert f"at most {-silu.min():.0%} of its size".replace("%", " %") in caption
+    minus_one, minus_five = (-1 / (1 + np.e)), (-5 / (1 + np.exp(5)))
+    assert f"silu(−1) = {minus_one:.2f}".replace("-", "−") in caption
+    assert f"passes {-minus_one:.0%}".replace("%", " %") in caption
+    assert f"silu(−5) = {minus_five:.2f}".replace("-", "−") in caption
+    assert "nearly shut only well below −3" in caption and "is nearly shut:" not in caption
 
 
 def test_switching_off_the_strongest_pushers_shows_the_core_s_new_probability(smollm):

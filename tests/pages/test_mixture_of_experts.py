@@ -89,3 +89,23 @@ def test_the_mixtral_question_explains_why_it_is_not_56b():
     assert "attention layers, the embeddings and the norms are shared" in verdict
     (shown,) = [m for m in at.metric if m.label.startswith("parameters: stored")]
     assert shown.value == "46.7B / 12.9B"
+
+
+def test_the_balance_loss_is_cited_to_the_switch_transformer_and_counts_token_slots():
+    """The Switch Transformer defines this loss; the Mixtral paper does not describe one.
+    With top-k routing the shares are of token slots, so even routing gives 1, not k."""
+    from helpers import GLOSSARY
+
+    at = open_page(MOE, {"E": "8", "k": "2"})
+    (loss,) = [m for m in at.metric if m.label.startswith("auxiliary load-balancing loss")]
+    assert (
+        loss.label == "auxiliary load-balancing loss (the Switch Transformer's, Fedus et al. 2021)"
+    )
+    glossary = " ".join(m.value for m in open_page(GLOSSARY).markdown)
+    entry = glossary.split("**load-balancing loss**", 1)[1].split("**", 1)[0]
+    assert "Switch Transformer" in entry and "Mixtral" not in entry
+    assert (
+        "share of token slots sent to e" in entry
+        and "a token sent to k experts fills k slots" in entry
+    )
+    assert "1 when routing is even" in entry
