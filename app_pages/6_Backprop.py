@@ -107,7 +107,10 @@ elif guessed:
     errors = checked(x, W1, b1_checked, W2, b2, toy.activation, eps, dtype_name, 0)
     st.dataframe(error_table(errors))
     st.caption(
-        f"Computed in {dtype_name}. Blue: within 1e-6, a correct backward pass. Yellow: "
+        f"Computed in {dtype_name}. Max relative error: the largest, over a quantity's "
+        "entries, of |analytic − numerical| / (|analytic| + |numerical|). 1 means one of the "
+        "two is 0 and the other is not: in float32, often the numerical one, when the nudge "
+        "did not change the loss at all. Blue: within 1e-6, a correct backward pass. Yellow: "
         "within 1e-4. Red: above."
     )
     near = int(np.sum(np.abs(cache.h_pre) < eps)) if gate and not kink else 0
@@ -130,11 +133,14 @@ elif guessed:
     )
 
 st.subheader("5. Exercise: a silent neuron passes no gradient")
-silent = np.flatnonzero(cache.h_pre[0] < 0)  # neurons silent on the first position
+silent = np.flatnonzero(cache.h_pre[0] <= 0)  # silent on the first position: ReLU passes 0
 if not gate:
     st.info("Switch the activation to ReLU to try this exercise.")
 elif len(silent) == 0:
-    st.info("Every neuron fires on the first token; try another seed.")
+    st.info(
+        "Every neuron scores above 0 on the first token, so none is silent: change the first "
+        "token or the weights until one scores 0 or below."
+    )
 else:
     j = int(silent[0])
     margin = float(-cache.h_pre[0, j])  # how far the score is below zero

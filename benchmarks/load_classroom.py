@@ -98,7 +98,7 @@ def names_s(seen: Seen, value: float) -> bool:
 
 BACKPROP_ANSWERS = urlencode(
     {
-        "guess_precision": "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
+        "guess_precision": "10⁻⁶ or smaller in float64, 10⁻² or worse in float32",
         "guess_dw1": "exactly zero",
     }
 )

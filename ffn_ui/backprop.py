@@ -155,32 +155,32 @@ def error_table(errors: dict[str, float]):
     return table.style.format({"max relative error": "{:.2e}"}).apply(row_shade, axis=1)
 
 
+PRECISION_ANSWER = "10⁻⁶ or smaller in float64, 10⁻² or worse in float32"
 PRECISION = Question(
     "Predict: a correct backward pass, checked with ε = 10⁻⁶. What relative error does the "
     "check report in float64, and in float32?",
     "guess_precision",
-    (
-        "about 10⁻⁷ in both",
-        "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
-        "0 in both",
-    ),
-    answer="10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
-    why="float64 keeps about 16 digits, so a nudge of 10⁻⁶ measures the slope to about "
-    "10⁻⁷; float32 keeps about 7, so the same nudge is lost in the loss's own round-off and "
-    "the check fails on a correct backward pass. That is why the check runs in float64.",
+    ("about 10⁻⁷ in both", PRECISION_ANSWER, "0 in both"),
+    answer=PRECISION_ANSWER,
+    why="float64 keeps about 16 digits: a nudge of 10⁻⁶ moves the loss around its 6th "
+    "digit, so the centred difference keeps about 10 of them, and most entries agree to "
+    "about 10⁻¹⁰; an entry whose gradient is tiny keeps fewer, so the worst can reach 10⁻⁷ "
+    "or 10⁻⁶. float32 keeps about 7, so the same nudge is lost in the loss's own round-off "
+    "and the check fails on a correct backward pass. That is why the check runs in float64.",
 )
 
 
 def silent_key_question(j: int) -> Question:
     """Exercise 2's question about neuron j (0-based), silent on the first token."""
     return Question(
-        f"Predict: while the score stays below zero, what is this token's column of dW1 for "
-        f"n{j + 1}?",
+        f"Predict: while the score stays at or below zero, what is this token's column of "
+        f"dW1 for n{j + 1}?",
         "guess_dw1",
         ("exactly zero", "small, but not zero", "as large as for a firing neuron"),
         answer="exactly zero",
-        why="ReLU's gate is 0 there, so dh_pre = dh × 0 = 0 and dW1[:, j] = x · dh_pre = 0: "
-        "the loss does not change as the key moves, until the score crosses zero.",
+        why="ReLU's gate is 0 there (at exactly 0 too: ReLU's slope at its kink is taken as "
+        "0), so dh_pre = dh × 0 = 0 and dW1[:, j] = x · dh_pre = 0: the loss does not change "
+        "as the key moves, until the score rises above zero.",
     )
 
 
@@ -215,12 +215,15 @@ def silent_neuron_exercise(
     """Exercise 2 reruns on its own, so a class moving the nudge reruns only this section.
 
     x0 (C,) is the first token, dout0 (C,) its upstream gradient; neuron j (0-based) scores
-    −margin on it, below zero, under ReLU."""
-    _, one_cache = ffn_forward(x0, W1, b1, W2, b2)
-    _, dW1_one, *_ = ffn_backward(dout0, one_cache)
+    −margin on it, zero or below, under ReLU."""
+    where = (
+        "exactly 0 on the first token: it sits on ReLU's kink, and ReLU passes nothing there"
+        if margin == 0
+        else f"{-margin:.4g} on the first token: ReLU passes nothing"
+    )
     st.markdown(
-        f"Neuron n{j + 1} scores {-margin:.4g} on the first token: it is silent. Move its key "
-        f"so that the score changes by s, and watch this token's loss."
+        f"Neuron n{j + 1} scores {where}, so it is silent. Move its key so that the score "
+        "changes by s, and watch this token's loss and its gradient."
     )
     if not predicted(silent_key_question(j), setting=(j, margin)):
         return
@@ -229,12 +232,15 @@ def silent_neuron_exercise(
     shifts = np.linspace(-limit, limit, 161)
     losses = loss_along_score(x0, W1, b1, W2, b2, dout0, j, shifts)
     st.caption(
-        f"Notice: flat while the score is below zero (s < {margin:.3g}), a straight line "
-        "after: the kink is where the neuron starts to fire."
+        f"Notice: flat while the score is at or below zero (s ≤ {margin:.3g}), a straight "
+        "line after: the kink is where the neuron starts to fire."
     )
     show(figures.loss_along_score(shifts, losses, margin, shift), presenter)
+    moved = W1.copy()
+    moved[:, j] += shift * x0 / max(float(x0 @ x0), 1e-12)  # the score moves by s, no other
+    _, dW1_moved, *_ = ffn_backward(dout0, ffn_forward(x0, moved, b1, W2, b2)[1])
     st.markdown(
-        f"This token's dW1 column for n{j + 1}: largest entry "
-        f"**{np.abs(dW1_one[:, j]).max():g}**. The loss at s = {shift:g} differs from "
-        f"the loss at s = 0 by **{float(np.interp(shift, shifts, losses) - losses[80]):.4g}**."
+        f"At s = {shift:g} (score {shift - margin:.4g}), this token's dW1 column for n{j + 1}: "
+        f"largest entry **{np.abs(dW1_moved[:, j]).max():.4g}**. The loss differs from the "
+        f"loss at s = 0 by **{float(np.interp(shift, shifts, losses) - losses[80]):.4g}**."
     )

@@ -146,7 +146,7 @@ ANSWERS = {
     SUPERPOSITION: {"guess_kept": "5", "guess_phase": "when they are sparse"},
     POSITION_WISE: {"guess_rows_moved": "only its own row"},
     BACKPROP: {
-        "guess_precision": "10⁻⁷ or smaller in float64, 10⁻² or worse in float32",
+        "guess_precision": "10⁻⁶ or smaller in float64, 10⁻² or worse in float32",
         "guess_dw1": "exactly zero",
     },
 }

@@ -117,7 +117,7 @@ def test_backprop_exercise_answers_then_its_nudge_reruns_it_and_a_new_seed_redra
     page.get_by_text(ANSWERS[BACKPROP]["guess_precision"], exact=True).click()
     reruns.wait_for_more_than(before, page)
     before = reruns.finished
-    page.get_by_role("radiogroup", name="while the score stays below zero").get_by_text(
+    page.get_by_role("radiogroup", name="while the score stays at or below zero").get_by_text(
         "exactly zero", exact=True
     ).click()
     reruns.wait_for_more_than(before, page)

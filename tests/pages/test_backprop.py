@@ -80,6 +80,24 @@ def test_a_silent_neuron_passes_no_gradient():
     assert "differs from the loss at s = 0 by **0**" in text
 
 
+def test_at_the_lesson_preset_the_neuron_on_the_kink_is_the_exercise_and_fires_when_moved():
+    """x = [1, −1] against keys [1, 1] and [1, −1]: n1 scores exactly 0, which ReLU passes
+    as 0. Moved up by s = 1.5 it fires: dW1's column is x · dh_1 (dh = dout · W2ᵀ, W2 = I),
+    and the loss L = out · dout grows by 1.5 · dout_1."""
+    at = backprop({"loss": "typed in", "dout": "3 -2", "nudge_w": "1.5"})
+    click(at, "Lesson")
+    at.radio(key="guess_dw1").set_value("exactly zero").run()  # a new neuron: asked again
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "Neuron n1 scores exactly 0 on the first token: it sits on ReLU's kink" in text
+    assert "Every neuron" not in " ".join(i.value for i in at.info)
+    x, dout = np.array([1.0, -1.0]), np.array([3.0, -2.0])
+    column = x * (dout @ np.eye(2).T)[0]  # the gate is open at score 1.5
+    largest = f"largest entry **{np.abs(column).max():.4g}**"
+    assert f"At s = 1.5 (score 1.5), this token's dW1 column for n1: {largest}" in text
+    assert f"differs from the loss at s = 0 by **{1.5 * dout[0]:.4g}**" in text
+
+
 def test_typed_dout_is_checked():
     at = open_page(BACKPROP, {"loss": "typed in", "dout": "1 2 x"})
     assert "Could not use that row" in warnings_text(at)
@@ -100,6 +118,22 @@ def test_the_precision_question_comes_before_the_check_and_says_why():
     assert check_table(at)  # the check that settles it, drawn after the guess
     heading = [h.value for h in at.subheader if h.value.startswith("4.")]
     assert heading == ["4. Gradient check against centred differences"]  # not "float64" only
+
+
+def test_the_precision_answer_holds_for_the_table_it_reveals_and_the_table_says_what_it_shows():
+    """The answer's bounds against the page's own float64 and float32 tables, and the why's
+    words."""
+    at = open_page(BACKPROP)
+    at.radio(key="guess_precision").set_value("about 10⁻⁷ in both").run()
+    why = at.error[0].value
+    assert "measures the slope to about 10⁻⁷" not in why and "about 10⁻¹⁰" in why
+    float64 = check_table(at)
+    assert max(float64.values()) <= 1e-6
+    at.toggle(key="f32").set_value(True).run()
+    assert max(check_table(at).values()) >= 1e-2
+    caption = " ".join(c.value for c in at.caption)
+    assert "Max relative error: the largest, over a quantity's entries, of" in caption
+    assert "1 means one of the two is 0 and the other is not" in caption
 
 
 def test_rows_read_as_sequence_and_position_and_every_gradient_has_its_shape():
