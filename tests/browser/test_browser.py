@@ -10,6 +10,7 @@ from accessibility import WCAG_AAA, violations
 from browser import (
     CHART_COUNTS,
     DESKTOP,
+    EXPECT_TIMEOUT,
     PAGES,
     PHONE,
     PROJECTOR,
@@ -87,7 +88,12 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
 
 
 def test_collapse_trains_both_networks_after_a_prediction(server, browser):
-    page, _ = open_page(browser, f"{server.url}/Collapse?guess=no&task=spiral", charts=7)
+    page, reruns = open_page(browser, f"{server.url}/Collapse?task=spiral", charts=None)
+    before = reruns.finished
+    question = page.get_by_role("radiogroup").filter(has_text="not sure yet").first
+    question.get_by_text("no", exact=True).click()
+    reruns.wait_for_more_than(before, page, timeout=60)
+    expect(page.locator(".js-plotly-plot")).to_have_count(7, timeout=EXPECT_TIMEOUT)
     no_exception(page)
     verdict = page.get_by_text("Right: with no bend the network is one matrix")
     expect(verdict).to_be_visible()
@@ -122,10 +128,11 @@ def test_backprop_exercise_answers_then_its_nudge_reruns_it_and_a_new_seed_redra
     ).click()
     reruns.wait_for_more_than(before, page)
     nudge_slider(page, reruns, "change the score by s")  # 0.5 -> 0.6
-    shows(page, "The loss at s = 0.6 differs from the loss at s = 0")
+    shows(page, "At s = 0.6 (score")
+    shows(page, "The loss differs from the loss at s = 0")
     assert "nudge_w=0.6" in page.url
     set_number(page, reruns, "seed", 7)
-    expect(page.get_by_text("on the first token: it is silent.")).to_be_visible()
+    expect(page.get_by_text("so it is silent.")).to_be_visible()
     no_exception(page)
     page.context.close()
 

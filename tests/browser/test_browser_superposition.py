@@ -16,6 +16,11 @@ def test_a_guess_then_the_dense_preset_then_its_link_which_asks_its_reader_again
     expect(page.get_by_text("the model keeps 5 of 5 features")).to_be_visible(timeout=30_000)
     expect(page.locator(".js-plotly-plot")).to_have_count(CHARTS + 2)
     press(page, reruns, "Dense")
+    expect(page.get_by_text("At 0% zeros and importance 0.7^i, how many")).to_be_visible()
+    before = reruns.finished  # a new setting asks again
+    kept = page.get_by_role("radiogroup", name="how many of the five features")
+    kept.get_by_text("2", exact=True).click()
+    reruns.wait_for_more_than(before, page, timeout=60)
     expect(
         page.get_by_text("At 0% zeros and importance 0.7^i the model keeps 2 of 5")
     ).to_be_visible(timeout=30_000)
