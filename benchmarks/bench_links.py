@@ -17,15 +17,25 @@ from __future__ import annotations
 import sys
 import time
 from datetime import date
+from urllib.parse import parse_qsl, urlencode
 
 from ffn_ui.server import TRIM_EVERY
 from harness.caps import COSTLIEST_LINKS
+from harness.class_protocol import Participant
 from harness.protocol import Visitor
 from harness.server import AppServer
 
 
+def split_guesses(query: str) -> tuple[str, list[tuple[str, str]]]:
+    """The link without its guesses, and the guesses, which a visitor makes by clicking."""
+    pairs = parse_qsl(query)
+    link = urlencode([(k, v) for k, v in pairs if not k.startswith("guess")])
+    return link, [(k, v) for k, v in pairs if k.startswith("guess")]
+
+
 def cost(page: str, query: str) -> tuple[float, float, float, float, list[str]]:
-    """(CPU s, peak MB added, MB kept, wall s, exceptions) of opening page?query cold."""
+    """(CPU s, peak MB added, MB kept, wall s, exceptions) of opening page?query cold,
+    then making the query's guesses."""
     app = AppServer("bench-links")
     app.start()
     try:
@@ -34,14 +44,17 @@ def cost(page: str, query: str) -> tuple[float, float, float, float, list[str]]:
         time.sleep(0.5)
         cpu, rss = app.cpu_seconds(), app.memory_mb()
         began = time.perf_counter()
-        with Visitor(app.port) as visitor:
-            seen = visitor.open(page, query)
+        link, guesses = split_guesses(query)
+        with Participant(app.port, link, page) as visitor:  # opens the link
+            errors = list(visitor.shown.exceptions)
+            for key, answer in guesses:  # a guess rides in no link: the visitor clicks it
+                errors += visitor.choose(key, answer).exceptions
         wall = time.perf_counter() - began
         used, peak = app.cpu_seconds() - cpu, app.memory_mb("VmHWM") - rss
         time.sleep(TRIM_EVERY + 0.5)
         with Visitor(app.port) as later:  # its run hands freed memory back first
             later.open("Traps")
-        return used, peak, app.memory_mb() - rss, wall, seen.exceptions
+        return used, peak, app.memory_mb() - rss, wall, errors
     finally:
         app.stop()
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from harness.caps import as_link
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = {
     "Home": None,
@@ -77,8 +79,7 @@ def open_app(page: str | None, query: dict[str, str]) -> tuple[AppTest, float]:
     st.cache_data.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
+    as_link(at, query)
     if page:
         at.switch_page(page)
     start = time.perf_counter()

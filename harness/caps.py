@@ -104,16 +104,22 @@ def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
     """An AppTest session on `page` (None: home) opened by a link at the caps, with every
     section open, not yet run."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in {**MAX, **extra}.items():
-        if key.startswith("guess"):  # a guess is the learner's own, never in a link
-            at.session_state[key] = value
-        else:
-            at.query_params[key] = value
+    as_link(at, {**MAX, **extra})
     for key in OPENED.get(page, ()):
         at.session_state[key] = True
     if page:
         at.switch_page(page)
     return at
+
+
+def as_link(at: AppTest, query: dict[str, str]) -> None:
+    """Open `at` as a link with `query` would, with the guesses among it already made: a
+    guess is the learner's own and never rides in a link (ffn_ui/predict.py)."""
+    for key, value in query.items():
+        if key.startswith("guess"):
+            at.session_state[key] = value
+        else:
+            at.query_params[key] = value
 
 
 def largest_chart(at: AppTest) -> int:

@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from ffn_core.init import init_weights
 from ffn_core.tokens import embed_words
+from harness.caps import as_link
 from harness.protocol import decode
 
 # --- the machine -----------------------------------------------------------------------
@@ -157,11 +158,7 @@ def app_test(page: str | None = None, query: dict | None = None) -> AppTest:
     """A fresh session on `page` (None: home), as if opened by a link with `query`, not
     yet run."""
     at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for key, value in (query or {}).items():
-        if key.startswith("guess"):  # a guess is the learner's own, never in a link
-            at.session_state[key] = value
-        else:
-            at.query_params[key] = value
+    as_link(at, query or {})
     if page:
         at.switch_page(page)
     return at
