@@ -11,7 +11,7 @@ from ffn_core.init import init_weights
 from ffn_core.training import TASKS
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.collapse import first_coordinates, fit_figure
+from ffn_ui.collapse import FITS, against_guessing, first_coordinates, fit_figure
 from ffn_ui.display import show, show_in_pairs
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
@@ -23,7 +23,6 @@ from ffn_ui.url import bound_select, bound_slider, bound_toggle
 MAX_SHOWN = 64  # matrix rows and columns drawn
 STACK_D_MODEL, STACK_D_FF = 64, 256  # the stack demo stays this small at most
 QUICK, BIGGER = (16, 400), (64, 800)  # (d_ff, steps) of the training demo
-FITS = 0.95  # the accuracy or R² at which a network "fits" a task
 INTRO = (
     "Remove the activation and the FFN is x·W1·W2 plus a bias. Matrix products group "
     "freely, so W1·W2 is one d_model × d_model matrix: the expansion to d_ff and back buys "
@@ -128,7 +127,7 @@ question = Question(
     why=lambda: (
         f"with no bend the network is one matrix, x·W_eff + b_eff: a straight "
         f"boundary or a straight line, and it reaches {measure} {linear_result().scores[-1]:.2f} "
-        f"on {task}."
+        f"on {task}{against_guessing(task, linear_result().scores[-1])}."
     ),
 )
 if not predicted(question, setting=(task, bigger)):

@@ -13,6 +13,8 @@ from ffn_ui import figures
 
 MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full
 
+FITS = 0.95  # the accuracy or R² at which a network "fits" a task
+
 
 def first_coordinates(toy) -> tuple[np.ndarray, ...]:
     """(x (T, C), W1 (C, d_ff), b1, W2 (d_ff, C), b2 (C,)) on the model's first C ≤ 256
@@ -36,3 +38,20 @@ def fit_figure(task: str, activation: str, result: TrainResult, title: str) -> g
         return figures.decision_surface(grid, prob, X, target, title)
     out, _ = ffn_forward(X, **result.weights, activation=activation)
     return figures.curve_fit(X[:, 0], target, out[:, 0], title)
+
+
+def against_guessing(task: str, accuracy: float) -> str:
+    """For a classifier: how its accuracy compares with always answering the commoner class."""
+    if TASKS[task] != "classify":
+        return ""
+    _, y = make_task(task, seed=0)
+    base = float(np.bincount(y).max() / len(y))
+    if accuracy >= FITS:
+        return f", where always answering the commoner class scores {base:.2f}"
+    if accuracy < base:
+        return (
+            f", worse than the {base:.2f} of always answering the commoner class: no straight "
+            "line separates these classes, and training lowers the cross-entropy, not the "
+            "count of mistakes, so the line it settles on can miss more than half"
+        )
+    return f", hardly better than the {base:.2f} of always answering the commoner class"

@@ -17,6 +17,7 @@ from helpers import (
 )
 
 from ffn_core.init import init_weights
+from ffn_core.training import make_task
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -59,6 +60,19 @@ def test_linear_cannot_fit_xor_but_relu_can():
     at = open_page(COLLAPSE, {"guess": "no", "task": "XOR"})
     assert accuracy(at, 4) <= 0.75  # no activation
     assert accuracy(at, 5) >= 0.95  # ReLU
+
+
+def test_the_why_compares_the_straight_boundary_with_always_answering_one_class():
+    """XOR: the trained linear model scores below the share of the commoner class, and the
+    why says so, with that share counted here from the task's labels."""
+    at = open_page(COLLAPSE, {"guess": "no", "task": "XOR"})
+    (right,) = at.success
+    linear = accuracy(at, 4)
+    _, y = make_task("XOR", seed=0)
+    base = max(np.sum(y == 0), np.sum(y == 1)) / len(y)
+    assert linear < base
+    assert f"reaches accuracy {linear:.2f} on XOR, worse than the {base:.2f}" in right.value
+    assert "of always answering the commoner class" in right.value
 
 
 def test_a_line_is_linear_and_the_answer_key_says_so():
