@@ -85,8 +85,9 @@ story = "; ".join(
     for name, z, f in zip(neurons, cache.h_pre[0], fired, strict=True)
 )
 st.caption(
-    f"{story.capitalize()}. The output {out.tolist()} is built only from the patterns "
-    "this token matched. The lesson's example is x = [1, −1], giving [0, 2]."
+    f"{story.capitalize()}. Under ReLU the output {out.tolist()} is built only from the "
+    "patterns this token matched. The smallest example (preset Lesson) is x = [1, −1], "
+    "giving [0, 2]."
 )
 if predicted(GUESS):
     preset_button(st, "Show x = [−2, −2] on the plane", x1=-2.0, x2=-2.0)

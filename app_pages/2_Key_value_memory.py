@@ -24,12 +24,14 @@ INTRO = (
     "**key**, its column of `W1`: a pattern it looks for in the token. The token's match "
     "score with the key, plus the neuron's bias, goes through the activation. Each neuron "
     "also holds a **value**, its row of `W2`: the vector it adds to the output, scaled by "
-    "how strongly it fired. So the output is a weighted sum of the values of the patterns "
-    "this token matched. In the lesson's example (preset *Lesson*), the token [1, −1] "
-    "misses the key [1, 1] (score 0) and matches [1, −1] (score 2), so only the second "
-    "value is written, twice over: the output is [0, 2]. (This app writes x @ W, so keys "
-    "are columns of W1; the by-hand lesson writes W @ x, where they are rows: see the "
-    "Glossary.)"
+    "how strongly it fired. So the output is every value, weighted by its neuron's "
+    "activation. With ReLU only the patterns this token matched (score above 0) write at "
+    "all; with GELU a neuron that missed still writes a little, sign-flipped (GELU(−1) = "
+    "−0.16). In the smallest example (preset *Lesson*, d_model = d_ff = 2), the token "
+    "[1, −1] misses the key [1, 1] (score 0) and matches [1, −1] (score 2), so under ReLU "
+    "only the second value is written, twice over: the output is [0, 2]. (This app writes "
+    "x @ W, so keys are columns of W1; written as W @ x, as many texts do, they are rows: "
+    "see the Glossary.)"
 )
 
 toy = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)

@@ -22,7 +22,9 @@ NOTATION = {
 TERMS = {
     "key and value": "neuron j's column of W1 is a pattern it matches (a key); its row of W2 is "
     "what it writes into the output when it fires (a value) (Geva et al. 2021).",
-    "fires": "a neuron fires for a token when its activation is positive, so it writes its value.",
+    "fires": "a neuron fires for a token when its activation is positive, so it writes its value. "
+    "With ReLU a neuron that does not fire writes nothing; with GELU or SiLU it still writes a "
+    "little, sign-flipped (GELU(−1) = −0.16).",
     "dead neuron": "a neuron whose gradient is zero on every token of a batch: training cannot "
     "change its key. With ReLU that happens whenever its score is negative on every token.",
     "ReLU": "max(0, z): the original Transformer's bend; exactly 0 below zero.",

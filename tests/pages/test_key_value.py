@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import (
+    GLOSSARY,
     KEY_VALUE,
     NEURONS,
     click,
@@ -106,3 +107,17 @@ def test_key_value_asks_which_coordinate_moves_before_showing_it():
     switch.click().run()
     change = trace_y(at, -1, name="edited output") - trace_y(at, -1, name="output")
     assert int(np.argmax(np.abs(change))) == moved  # the figure settles it
+
+
+def test_the_intro_says_the_weighted_sum_skips_the_missed_patterns_only_with_relu():
+    """Under GELU a neuron that missed still writes: GELU(−1) = −Φ(1), computed here."""
+    import math
+
+    gelu = f"GELU(−1) = {-0.5 * (1 + math.erf(-1 / math.sqrt(2))):.2f}".replace("-", "−")
+    at = open_page(KEY_VALUE)
+    intro = " ".join(m.value for m in at.markdown)
+    assert "With ReLU only the patterns this token matched (score above 0) write" in intro
+    assert f"with GELU a neuron that missed still writes a little, sign-flipped ({gelu})" in intro
+    glossary = " ".join(m.value for m in open_page(GLOSSARY).markdown)
+    assert f"with GELU or SiLU it still writes a little, sign-flipped ({gelu})" in glossary
+    assert "the by-hand lesson" not in intro and "the lesson's example" not in intro
