@@ -18,11 +18,11 @@ from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_togg
 
 CAPACITY_WIDTHS = (1, 2, 3, 4, 8, 16, 32, 64)
 INTRO = (
-    "“The knowledge lives in the MLPs” is a claim about keys and values. Here it can be "
-    "checked on a model small enough to see whole: an FFN learns to map a subject's word "
-    "vector to its object's (France → Paris), scored against every word of a 54-word "
-    "vocabulary. Then you can find the neurons that carry each fact, switch them off, and "
-    "rewrite a fact with a single rank-one change to W2."
+    "“The knowledge lives in the MLPs” is a claim about keys and values. A model small "
+    "enough to see whole illustrates it (it cannot prove it): an FFN learns to map a "
+    "subject's word vector to its object's (France → Paris), scored against every word of a "
+    "54-word vocabulary. Then you can find the neurons that carry each fact, switch them "
+    "off, and rewrite a fact with a single rank-one change to W2."
 )
 
 toy = setup("Memory lab", "Memory lab: where the facts live", INTRO)
@@ -125,19 +125,19 @@ words, gone = [w for w in VOCAB if w != answer], f"as a new object: it is alread
 new_word = bound_select(f"new object for “{subject}”", "new_obj", words, words[0], left, gone=gone)
 apply = bound_toggle("Apply the edit", "apply_edit", False, mid)
 preset_button(right, "Reset", apply_edit=False)
+preset_button(right, "Fewer neurons than facts: d_ff 4", mem_dff=4)
 new_index = VOCAB.index(new_word)
 W2_new, change = memory.rank_one_edit(W, X, f, E[new_index], E[objects[f]], E, act)
 S_new, _ = memory.scores({**W, "W2": W2_new}, X, E, act)  # (F, V); change: (d_ff, d_model)
 top_new = S_new.argmax(axis=1)  # (F,)
 moved = [i for i in range(len(facts)) if i != f and top_new[i] != S[i].argmax()]
+shares_of_edit = memory.edit_shares(W, X, f, act)  # (F,): each key's share of the edit
 question = Question(
     f"Predict: after the edit, will the other {len(facts) - 1} facts change their answer?",
     "guess_edit",
     ("none of them", "one or two", "more than two"),
     answer="none of them" if not moved else "one or two" if len(moved) <= 2 else "more than two",
-    why=f"{len(moved)} of them change here. The change to W2 is u ⊗ d, with u chosen so that "
-    "the edited fact's key gets the whole of d and keys unlike it get little; keys that "
-    "resemble it move too.",
+    why=memory_lab.edit_why(len(moved), shares_of_edit, f, fact_labels),
 )
 if apply and predicted(question, setting=(tuple(facts), f, new_word, d_model, d_ff, act)):
     P_new = softmax(S_new)  # (F, V)
@@ -147,7 +147,8 @@ if apply and predicted(question, setting=(tuple(facts), f, new_word, d_model, d_
     )
     st.caption(f"Other facts whose answer changed: {len(moved)} of {len(facts) - 1}.")
     if moved:
-        st.dataframe(memory_lab.changed_answers(fact_labels, moved, S, P, S_new, P_new))
+        table = memory_lab.changed_answers(fact_labels, moved, S, P, S_new, P_new, shares_of_edit)
+        st.dataframe(table)
     show(figures.rank_one_change(change, neuron_names, labels("c", d_model)), toy.presenter)
 st.page_link(
     "app_pages/12_Real_model.py",

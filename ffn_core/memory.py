@@ -285,8 +285,26 @@ def rank_one_edit(
     # The new word must beat every word w: s_new + c g_new > s_w + c gain_w.
     needed = [(s[w] - s_new) / (g_new - gain[w]) for w in range(len(s)) if g_new - gain[w] > 1e-9]
     c = 1.0 + 1.5 * max([0.0, *needed])
-    C = K.T @ K + ridge * np.eye(K.shape[1])  # (d_ff, d_ff)
-    u = np.linalg.solve(C, k)
-    u /= k @ u
+    u = edit_direction(K, row, ridge)
     change = np.outer(u, c * direction)  # (d_ff, d_model)
     return weights["W2"] + change, change
+
+
+def edit_direction(K: np.ndarray, row: int, ridge: float = 1e-3) -> np.ndarray:
+    """u = C^-1 k / (k · C^-1 k) for the keys K (F, d_ff) and k = K[row], with C = K^T K plus
+    a small ridge: (d_ff,). K @ u is each stored key's share of the edit's d (the edited
+    one's is exactly 1)."""
+    k = K[row]
+    C = K.T @ K + ridge * np.eye(K.shape[1])  # (d_ff, d_ff)
+    u = np.linalg.solve(C, k)
+    return u / (k @ u)
+
+
+def edit_shares(
+    weights: dict[str, np.ndarray], X: np.ndarray, row: int, activation: str, ridge: float = 1e-3
+) -> np.ndarray:
+    """How much of a rank-one edit of fact `row` (rank_one_edit) each stored fact's output
+    receives: k_i · u, shape (F,), 1 for the edited fact. With at least as many neurons as
+    facts, and independent keys, u can be orthogonal to every other key: they get about 0."""
+    _, cache = ffn_forward(X, **weights, activation=activation)
+    return cache.h @ edit_direction(cache.h, row, ridge)

@@ -85,6 +85,34 @@ def recall_table(fact_labels: list[str], P: np.ndarray, recalled: np.ndarray) ->
     )
 
 
+ORTHOGONAL = 0.005  # other keys' largest share of an edit below which none of them gets any
+
+
+def edit_why(moved: int, shares: np.ndarray, row: int, fact_labels: list[str]) -> str:
+    """Why `moved` other facts changed their answer after the rank-one edit of fact `row`,
+    from each stored key's share k·u of the edit's d (memory.edit_shares, (F,))."""
+    others = np.delete(np.abs(shares), row)
+    d_ff_text = f"{len(fact_labels)} facts"
+    start = (
+        f"{moved} of them change here. The change to W2 is u ⊗ d: the edited fact's key "
+        "gets the whole of d, and every other stored key k gets the share k·u of it"
+    )
+    if others.max() < ORTHOGONAL:
+        return (
+            f"{start}, here at most {others.max():.3f}. With at least as many neurons as the "
+            f"{d_ff_text}, u can be orthogonal to every other stored key, so none of them moves: "
+            "that holds by construction, however alike the facts. With fewer neurons than facts "
+            "(d_ff 4) it cannot, and the edit leaks."
+        )
+    top = int(np.argmax(np.where(np.arange(len(shares)) == row, -np.inf, np.abs(shares))))
+    return (
+        f"{start}, here up to {abs(shares[top]):.2f} ({fact_labels[top]}: {shares[top]:+.2f}). "
+        f"With too few neurons for {d_ff_text}, u cannot be orthogonal to every other key, so "
+        "the keys that resemble the edited one move too, and an answer flips where its lead "
+        "was small."
+    )
+
+
 def changed_answers(
     fact_labels: list[str],
     moved: list[int],
@@ -92,13 +120,15 @@ def changed_answers(
     P: np.ndarray,
     S_new: np.ndarray,
     P_new: np.ndarray,
+    shares: np.ndarray,
 ) -> pd.DataFrame:
-    """The facts in `moved`, with their answer before and after an edit. S, P, S_new, P_new:
-    (F, V) scores and probabilities."""
+    """The facts in `moved`, with their answer before and after an edit and their share of
+    it. S, P, S_new, P_new: (F, V) scores and probabilities; shares (F,)."""
     rows = {
         fact_labels[i]: {
             "before": f"{VOCAB[S[i].argmax()]} {P[i].max():.0%}",
             "after": f"{VOCAB[S_new[i].argmax()]} {P_new[i].max():.0%}",
+            "share k·u of d": f"{shares[i]:+.2f}",
         }
         for i in moved
     }

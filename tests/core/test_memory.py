@@ -16,6 +16,7 @@ from ffn_core.memory import (
     ablated_scores,
     answer_shares,
     contributions_to,
+    edit_shares,
     fact_indices,
     fact_vectors,
     key_and_value,
@@ -83,6 +84,35 @@ def test_a_rank_one_edit_rewrites_one_fact_and_leaves_the_rest(name):
         others = np.delete(np.arange(len(facts)), f)
         changed.append(int(np.sum(S_new[others].argmax(axis=1) != S[others].argmax(axis=1))))
     assert max(changed) <= 1, changed  # reported: at most one other fact moves
+
+
+@pytest.mark.parametrize("d_ff", [4, 64])
+def test_each_facts_share_of_an_edit_is_how_far_its_output_moves_along_d(d_ff):
+    """Measured by running the edited store: fact i's output moves by share_i · d, d the
+    edited fact's own move. With 64 neurons for 12 facts the others get nothing; with 4,
+    some get a large part."""
+    facts = FACT_TABLES["countries → capitals"]
+    result = train_memory(list(facts), D_MODEL, d_ff, "relu", 0)
+    E, X, objects = fact_vectors(facts, D_MODEL)
+    W = result.weights
+    W2, _ = rank_one_edit(W, X, 0, E[objects[1]], E[objects[0]], E, "relu")
+    before = relu_outputs(W, X)
+    after = relu_outputs({**W, "W2": W2}, X)
+    d = after[0] - before[0]  # (d_model,)
+    moved = (after - before) @ d / (d @ d)  # (F,)
+    np.testing.assert_allclose(after - before, np.outer(moved, d), atol=1e-9)  # rank one
+    shares = edit_shares(W, X, 0, "relu")
+    np.testing.assert_allclose(shares, moved, atol=1e-9)
+    assert shares[0] == pytest.approx(1.0)
+    if d_ff == 64:
+        assert np.abs(shares[1:]).max() < 0.005
+    else:
+        assert np.abs(shares[1:]).max() > 0.1
+
+
+def relu_outputs(weights, X):
+    """Every fact's output, with ReLU written out: max(0, X W1 + b1) W2 + b2."""
+    return np.maximum(0.0, X @ weights["W1"] + weights["b1"]) @ weights["W2"] + weights["b2"]
 
 
 def random_weights(d_model, d_ff, seed=0):

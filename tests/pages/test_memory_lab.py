@@ -11,6 +11,8 @@ from ffn_core.memory import (
     FACT_TABLES,
     ablated_scores,
     contributions_to,
+    edit_shares,
+    train_memory,
 )
 
 
@@ -35,6 +37,34 @@ def test_editing_and_resetting_on_the_page(fresh_caches):
     reset.click().run()
     assert not at.success
     assert at.toggle(key="apply_edit").value is False
+
+
+def test_the_edits_why_says_when_no_other_fact_can_move_and_offers_a_store_where_edits_leak(
+    fresh_caches,
+):
+    """d_ff 64 for 12 facts: the other keys' shares of the edit are 0, by construction.
+    The d_ff 4 button: shares up to the core's largest, a table of them, and facts move."""
+    query = {"facts": "countries → capitals", "fact": "france → paris", "new_obj": "rome"}
+    at = open_page(MEMORY, {**query, "apply_edit": "true", "guess_edit": "none of them"})
+    (right,) = at.success[:1]
+    assert "u can be orthogonal to every other stored key" in right.value
+    assert "by construction" in right.value
+    (leaky,) = [b for b in at.button if b.label == "Fewer neurons than facts: d_ff 4"]
+    leaky.click().run()
+    assert at.slider(key="mem_dff").value == 4
+    at.radio(key="guess_edit").set_value("more than two").run()  # a new store: asked again
+    facts, _, E, X, _ = setup_table("countries → capitals")
+    result = train_memory(list(facts), E.shape[1], 4, "relu", 0)
+    shares = edit_shares(result.weights, X, 0, "relu")
+    top = 1 + int(np.argmax(np.abs(shares[1:])))
+    verdict = " ".join(m.value for m in [*at.success, *at.error])
+    assert f"here up to {abs(shares[top]):.2f}" in verdict
+    assert f": {shares[top]:+.2f})" in verdict and "u cannot be orthogonal" in verdict
+    (table,) = [d.value for d in at.dataframe if "share k·u of d" in d.value.columns]
+    assert len(table) >= 1
+    for label, row in table.iterrows():
+        i = [f"{s} → {o}" for s, o in facts].index(label)
+        assert row["share k·u of d"] == f"{shares[i]:+.2f}"
 
 
 def test_ablating_the_top_neurons_breaks_the_fact(fresh_caches):
