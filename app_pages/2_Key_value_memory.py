@@ -9,7 +9,7 @@ from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
 from ffn_ui.key_value import edit_section
-from ffn_ui.labels import labels
+from ffn_ui.labels import agreement, labels
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token_and_neuron
 from ffn_ui.predict import Question, predicted
@@ -75,7 +75,7 @@ names = [neurons[k] for k in writers] + ([f"other {rest} neurons"] if rest else 
 gap = float(np.max(np.abs(stacked.sum(axis=0) + b2[coords] - out[coords])))
 st.caption(
     f"Each coloured block is h_j × W2[j] for one neuron; b2 is added last. The diamonds are "
-    f"the forward pass's output; the blocks add up to it within {gap:.1e}."
+    f"the forward pass's output; the blocks add up to it {agreement(gap)}."
     + (
         f" Showing the {MAX_COORDS} largest of {toy.d_model} coordinates."
         if toy.d_model > MAX_COORDS

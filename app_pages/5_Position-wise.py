@@ -8,7 +8,7 @@ from ffn_core.costs import default_heads
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
-from ffn_ui.labels import labels
+from ffn_ui.labels import agreement, labels
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token, tokens_gone
 from ffn_ui.predict import Question, predicted
@@ -96,8 +96,8 @@ st.subheader("3. One batched product instead of T small ones")
 rows = np.array([ffn_forward(x[i], W1, b1, W2, b2, toy.activation)[0] for i in range(toy.T)])
 st.markdown(
     f"`x` is {toy.T} × {toy.d_model}; `x @ W1` is one product giving all {toy.T} × "
-    f"{toy.d_ff} scores at once. Running the tokens one by one gives the same output "
-    f"(largest difference {np.abs(rows - out).max():.1e}), only slower."
+    f"{toy.d_ff} scores at once. Running the tokens one by one gives the same output, "
+    f"{agreement(float(np.abs(rows - out).max()))}, only slower."
 )
 
 st.subheader("4. Cost: the FFN grows with T, attention with T²")

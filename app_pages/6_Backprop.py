@@ -22,7 +22,7 @@ from ffn_ui.backprop import (
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show, show_in_pairs
 from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
-from ffn_ui.labels import position_labels
+from ffn_ui.labels import agreement, position_labels
 from ffn_ui.path import next_step
 from ffn_ui.predict import predicted
 from ffn_ui.setup import setup
@@ -78,8 +78,8 @@ st.dataframe(shapes_table({"x": x, "h": cache.h.reshape(B, T, H), "out": out, **
                            "W1": W1, "b1": b1, "W2": W2, "b2": b2}))  # fmt: skip
 loop_dW2 = sum(np.outer(cache.h[n], dout2d[n]) for n in range(B * T))  # one position at a time
 st.caption(
-    f"Adding one outer product per position in a loop gives the same dW2 (largest "
-    f"difference {np.abs(loop_dW2 - dW2).max():.1e}): the weights are shared, so every "
+    f"Adding one outer product per position in a loop gives the same dW2, "
+    f"{agreement(float(np.abs(loop_dW2 - dW2).max()))}: the weights are shared, so every "
     "position contributes to their gradient."
 )
 

@@ -9,7 +9,7 @@ from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
-from ffn_ui.labels import labels
+from ffn_ui.labels import agreement, labels
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token, tokens_gone
 from ffn_ui.predict import Question, predicted
@@ -122,7 +122,7 @@ writers = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t
 gap = float(np.abs(parts.sum(axis=0) - out[t, :shown]).max())
 st.caption(
     f"Each block is gate × expert output; the diamonds are the layer's output, which the "
-    f"blocks add up to within {gap:.1e}."
+    f"blocks add up to {agreement(gap)}."
 )
 show(
     figures.neuron_writes_figure(parts, out[t, :shown], writers, labels("out", shown)),

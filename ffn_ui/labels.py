@@ -27,3 +27,11 @@ def repeated_word(labels: list[str]) -> tuple[str, int, int] | None:
             return word, first[word], row
         first[word] = row
     return None
+
+
+def agreement(gap: float, dtype: str = "float64") -> str:
+    """How closely two computations of the same numbers agree, in words for a learner:
+    "exactly, to the last bit of float64", or "to within 4.4e-16 (float64 rounding)"."""
+    if gap == 0:
+        return f"exactly, to the last bit of {dtype}"
+    return f"to within {gap:.1e} ({dtype} rounding)"

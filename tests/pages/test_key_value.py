@@ -121,3 +121,12 @@ def test_the_intro_says_the_weighted_sum_skips_the_missed_patterns_only_with_rel
     glossary = " ".join(m.value for m in open_page(GLOSSARY).markdown)
     assert f"with GELU or SiLU it still writes a little, sign-flipped ({gelu})" in glossary
     assert "the by-hand lesson" not in intro and "the lesson's example" not in intro
+
+
+def test_blocks_that_add_up_exactly_say_so_in_words():
+    """At the Lesson preset every number is a small integer, so the sum is exact: the
+    caption says it in words, not as 0.0e+00."""
+    at = click(open_page(KEY_VALUE), "Lesson")
+    captions = " ".join(c.value for c in at.caption)
+    assert "the blocks add up to it exactly, to the last bit of float64." in captions
+    assert "e+00" not in captions

@@ -66,3 +66,15 @@ def test_the_nudge_question_waits_then_the_change_map_settles_it():
     assert "a filter one position wide: the same weights at every position" in text
     flops = " ".join(c.value for c in at.caption)
     assert "a multiply-add counts as 2" in flops
+
+
+def test_the_one_by_one_run_agrees_in_words():
+    """Token by token against one product: exactly, or within float64 rounding, said so."""
+    import re
+
+    at = open_page(POSITION_WISE)
+    text = " ".join(m.value for m in at.markdown)
+    said = re.search(r"gives the same output, (exactly, to the last bit of float64|to within "
+                     r"(\d\.\de-\d\d) \(float64 rounding\)), only slower", text)  # fmt: skip
+    assert said, text
+    assert said.group(2) is None or float(said.group(2)) < 1e-12
