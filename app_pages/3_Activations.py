@@ -9,7 +9,7 @@ from ffn_core.analysis import bend_statistics
 from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
-from ffn_ui.buttons import preset_button
+from ffn_ui.buttons import model_preset_button, preset_button
 from ffn_ui.display import show
 from ffn_ui.path import next_step
 from ffn_ui.predict import Question, predicted
@@ -95,7 +95,7 @@ question = Question(
         "about none."
     ),
 )
-preset_button(
+model_preset_button(
     st, "A batch with dead ReLU neurons: one token, d_ff = 64", tokens="random", T=1, d_ff=64
 )
 if predicted(question, setting=(toy.d_model, toy.d_ff, toy.T, float(h_pre.sum()))):

@@ -132,3 +132,21 @@ def test_the_dead_neuron_preset_makes_a_batch_where_gelu_leaves_fewer():
     stats = at.dataframe[1].value
     assert stats.loc["ReLU", "dead neurons"] > 10 and stats.loc["GELU", "dead neurons"] == 0
     assert at.success[0].value.startswith("Right:")
+
+
+def test_a_button_that_changes_every_pages_model_says_so_and_offers_the_way_back():
+    at = open_page(ACTIVATIONS)
+    before = {key: at.session_state[key] for key in ("tokens", "T", "d_ff")}
+    (preset,) = [b for b in at.button if b.label.startswith("A batch with dead ReLU")]
+    assert preset.label.endswith("(changes the sidebar's model on every page)")
+    preset.click().run()
+    assert (at.session_state["T"], at.session_state["d_ff"]) == (1, 64)
+    (back,) = [b for b in at.button if b.label.startswith("Back to your model")]
+    assert back.label == (
+        f"Back to your model (tokens = {before['tokens']}, T = {before['T']}, "
+        f"d_ff = {before['d_ff']})"
+    )
+    back.click().run()
+    assert not at.exception
+    assert {key: at.session_state[key] for key in before} == before
+    assert not [b for b in at.button if b.label.startswith("Back to your model")]
