@@ -29,7 +29,7 @@ TIERS: dict[str, list[Step]] = {
         Step(
             "app_pages/2_Key_value_memory.py",
             "Key–value memory",
-            "see each firing neuron write its value into the output (preset Lesson)",
+            "see each firing neuron write its value into the output",
         ),
         Step("app_pages/1_Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
         Step(

@@ -130,3 +130,13 @@ def test_blocks_that_add_up_exactly_say_so_in_words():
     captions = " ".join(c.value for c in at.caption)
     assert "the blocks add up to it exactly, to the last bit of float64." in captions
     assert "e+00" not in captions
+
+
+def test_homes_link_promises_no_preset_it_does_not_apply():
+    """Home's path link opens Key–value memory on the sidebar's model, so it names no
+    preset; the page's intro says where the smallest example is."""
+    home = open_page()
+    (link,) = [k for k in home.get("page_link") if k.proto.label.startswith("Key–value memory")]
+    assert "preset" not in link.proto.label
+    intro = " ".join(m.value for m in open_page(KEY_VALUE).markdown)
+    assert "In the smallest example (preset *Lesson*, d_model = d_ff = 2)" in intro
