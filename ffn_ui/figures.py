@@ -736,11 +736,15 @@ def half_plane_polygon(key: np.ndarray, edge: float) -> np.ndarray:
 
 def activation_curves(z: np.ndarray, series: dict[str, np.ndarray], ytitle: str) -> go.Figure:
     """The activations' curves over z. GELU-tanh is dashed, since it lies on exact GELU,
-    and with both drawn an inset shows their difference, GELU − GELU-tanh."""
+    and with both drawn an inset shows their difference, GELU − GELU-tanh; SwiGLU's slice
+    up = 1 is dotted, since it is SiLU itself. The inset's axis sits on its right, clear of
+    the main y-axis."""
     fig = curves(z, series, "", "z", ytitle)
     for trace in fig.data:
         if trace.name == "GELU-tanh":
             trace.line.dash = "dash"
+        if trace.name == "SwiGLU, up = 1":  # silu(z) · 1: it lies on SiLU
+            trace.line.dash = "dot"
     if {"GELU", "GELU-tanh"} <= set(series):
         gap = np.asarray(series["GELU"]) - np.asarray(series["GELU-tanh"])
         fig.add_trace(
@@ -759,7 +763,7 @@ def activation_curves(z: np.ndarray, series: dict[str, np.ndarray], ytitle: str)
         inset = {"anchor": "x2", "domain": [0.62, 0.97], "title": {"text": "GELU − tanh"}}
         fig.update_layout(
             xaxis2={"domain": [0.08, 0.42], "anchor": "y2", "showticklabels": False},
-            yaxis2={**inset, "exponentformat": "e", "tickfont": {"size": 10}},
+            yaxis2={**inset, "exponentformat": "e", "tickfont": {"size": 10}, "side": "right"},
         )
     return fig
 

@@ -22,6 +22,22 @@ SLICES = ("SwiGLU, gate = up = z", "SwiGLU, up = 1")  # one-input slices of SwiG
 DEFAULT_CURVES = ["ReLU", "GELU", "GELU-tanh", "SiLU"]
 
 
+def curves_notice(chosen: list[str]) -> str:
+    """The one "notice" sentence for the curves drawn, and a word on the lines that lie on
+    one another."""
+    notice = (
+        "Notice: ReLU is exactly 0 below zero, while GELU and SiLU dip slightly negative "
+        "and have a nonzero slope almost everywhere."
+    )
+    if {"GELU", "GELU-tanh"} <= set(chosen):
+        notice += " GELU-tanh (dashed) lies on GELU: the inset shows the gap."
+    if {"SiLU", "SwiGLU, up = 1"} <= set(chosen):
+        notice += (
+            " SwiGLU with up = 1 is silu(z) itself, so its line (dotted) lies exactly on SiLU's."
+        )
+    return notice
+
+
 @st.fragment
 def curves_section(presenter: bool) -> None:
     """The curves and their controls rerun on their own: moving the range is cheap."""
@@ -39,15 +55,13 @@ def curves_section(presenter: bool) -> None:
         for label in chosen
     }
     st.subheader("The curves" + (": their slopes" if derivative else ""))
-    st.caption(
-        "Notice: ReLU is exactly 0 below zero, while GELU and SiLU dip slightly negative "
-        "and have a nonzero slope almost everywhere. GELU-tanh (dashed) lies on GELU: the "
-        "inset shows the gap."
-    )
+    st.caption(curves_notice(chosen))
     if series:
         show(figures.activation_curves(z, series, "slope" if derivative else "act(z)"), presenter)
     else:
         st.info("Pick at least one curve.")
+    if not {"GELU", "GELU-tanh"} & set(chosen):
+        return  # the gap below is about curves not drawn
     fine = np.linspace(-half_range, half_range, 20001)
     gap = np.abs(ACTIVATIONS["gelu"].fn(fine) - ACTIVATIONS["gelu_tanh"].fn(fine))
     st.metric(

@@ -150,3 +150,21 @@ def test_a_button_that_changes_every_pages_model_says_so_and_offers_the_way_back
     assert not at.exception
     assert {key: at.session_state[key] for key in before} == before
     assert not [b for b in at.button if b.label.startswith("Back to your model")]
+
+
+def test_swiglus_preset_notices_only_what_it_draws_and_dots_the_slice_on_silu():
+    at = open_page(ACTIVATIONS)
+    (preset,) = [b for b in at.button if b.label == "SwiGLU's slices"]
+    preset.click().run()
+    notice = " ".join(c.value for c in at.caption if c.value.startswith("Notice: ReLU"))
+    assert "GELU-tanh (dashed) lies on GELU" not in notice
+    assert "its line (dotted) lies exactly on SiLU's" in notice
+    assert not [m for m in at.metric if "tanh approximation" in m.label]
+    lines = {t["name"]: t for t in traces(at, 0)}
+    assert "GELU" not in lines and "GELU − GELU-tanh (inset)" not in lines
+    assert lines["SwiGLU, up = 1"]["line"]["dash"] == "dot"
+    z = decode(lines["SiLU"]["x"]).astype(float)
+    np.testing.assert_allclose(
+        decode(lines["SwiGLU, up = 1"]["y"]), z / (1 + np.exp(-z)), atol=1e-6
+    )
+    np.testing.assert_array_equal(decode(lines["SwiGLU, up = 1"]["y"]), decode(lines["SiLU"]["y"]))
