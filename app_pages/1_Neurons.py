@@ -70,7 +70,7 @@ st.caption(
         if mask
         else "Every cell shows its value: red above zero, blue below, white at zero."
     )
-    + " Hover a cell for its exact value."
+    + " Hover over a cell (on a phone, tap it) for its exact value."
     + (f" Showing {note}." if note else "")
 )
 show(

@@ -35,9 +35,20 @@ def view_controls(toy) -> tuple[str, float, bool, bool]:
         help="GELU and SiLU are never exactly 0: a threshold ignores neurons that barely leak.",
         disabled=not smooth,
     )
-    mask = bound_toggle("Blank silent cells", "mask", True, right)
+    scores = view == "pre-activation"  # every score, the negative ones most of all
+    mask = bound_toggle(
+        "Blank silent cells",
+        "mask",
+        True,
+        right,
+        disabled=scores,
+        help="Off in the pre-activation view: its point is the scores below zero, which the "
+        "activation view blanks."
+        if scores
+        else None,
+    )
     sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64, right)
-    return view, threshold if smooth else 0.0, mask, sort
+    return view, threshold if smooth else 0.0, mask and not scores, sort
 
 
 def strongest_table(

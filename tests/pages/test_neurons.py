@@ -48,6 +48,22 @@ def test_mask_blanks_the_cells_that_did_not_fire():
     np.testing.assert_array_equal(~np.isnan(z), fired)
 
 
+def test_the_pre_activation_view_shows_every_score_even_with_blanking_on():
+    """Blanked, the scores would be ReLU's activations again: the view shows them all,
+    negatives included, and the blanking toggle says why it is off."""
+    at = open_page(NEURONS, {"view": "pre-activation", "mask": "true"})
+    x, w = expected_default_model()
+    h_pre = x @ w["W1"] + w["b1"]
+    z = decode(heatmap(at)["z"])
+    assert not np.isnan(z).any() and (z < 0).any()
+    np.testing.assert_allclose(z, h_pre, rtol=1e-6, atol=1e-6)
+    toggle = at.toggle(key="mask")
+    assert toggle.disabled and "Off in the pre-activation view" in toggle.help
+    caption = " ".join(c.value for c in at.caption)
+    assert "Every cell shows its value: red above zero, blue below" in caption
+    assert "(on a phone, tap it)" in caption
+
+
 def test_a_wide_layer_keeps_its_most_active_neurons_under_the_size_cap():
     at = open_page(NEURONS, {"d_model": "64", "d_ff": "4096", "tokens": "random", "T": "64"})
     trace = heatmap(at)
