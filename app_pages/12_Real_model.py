@@ -11,7 +11,7 @@ from ffn_ui.path import next_step
 from ffn_ui.real_model_layer import one_layer
 from ffn_ui.real_model_tables import sparsity_shares
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_slider, bound_text
+from ffn_ui.url import bound_slider, bound_text, whole_words
 
 INTRO = (
     "Every toy page asks you to take the real thing on trust. Here is the real thing: "
@@ -26,7 +26,8 @@ minilm = rm.model_or_instructions()
 places = st.columns(len(rm.PRESETS))
 for place, (name, preset) in zip(places, rm.PRESETS.items(), strict=True):
     place.button(name, on_click=rm.apply_preset, args=(name,), help=preset.why, width="stretch")
-text = rm.fit(bound_text("your sentence", "rm_text", rm.DEFAULT.text, rm.MAX_CHARS))
+typed = bound_text("your sentence", "rm_text", rm.DEFAULT.text, rm.MAX_CHARS)
+text = rm.fit(whole_words(typed, rm.MAX_CHARS))
 trace = rm.run(text)
 
 st.subheader("1. How much fires, layer by layer: GELU here, ReLU in the toy")

@@ -10,7 +10,7 @@ from ffn_ui.fact_rewrite import rewrite_section
 from ffn_ui.labels import token_labels
 from ffn_ui.path import next_step
 from ffn_ui.setup import setup
-from ffn_ui.url import bound_slider, bound_text, literal
+from ffn_ui.url import bound_slider, bound_text, literal, whole_words
 
 INTRO = (
     "The Real model page shows an encoder. Here is the kind of model that writes text: "
@@ -33,7 +33,7 @@ presets = tucked("Presets", toy.presenter)  # on a projector, the first figure c
 places = [*presets.columns(3), *presets.columns(3)]  # two rows: a projector's column is narrow
 for place, (name, preset) in zip(places, lm.PRESETS.items(), strict=False):
     place.button(name, on_click=lm.apply_preset, args=(name,), help=preset.why, width="stretch")
-text = bound_text("your text", "lm_text", lm.DEFAULT.text, lm.MAX_CHARS)
+text = whole_words(bound_text("your text", "lm_text", lm.DEFAULT.text, lm.MAX_CHARS), lm.MAX_CHARS)
 if not model.encode(text).size:
     st.info("Type some text above: the model needs at least one token to predict the next.")
     st.stop()

@@ -15,9 +15,10 @@ from ffn_ui import editing
 from ffn_ui.labels import labels, token_labels
 from ffn_ui.shared_arrays import random_tokens, random_weights, sentence_vectors
 from ffn_ui.toy import MAX_EDIT
-from ffn_ui.url import bound_number, bound_text, forget_url_value, register
+from ffn_ui.url import bound_number, bound_text, forget_url_value, register, whole_words
 
 DEFAULT_TEXT = "the cat sat on the mat"
+SENTENCE_CHARS = 300  # the sentence box's limit: 64 words of about four letters
 Arrays = dict[str, np.ndarray]
 Source = Callable[[], Arrays]  # gives the weights again, when a download is clicked
 T_HELP = "How many tokens: for random or edited x. A sentence has one per word."
@@ -26,15 +27,15 @@ T_HELP = "How many tokens: for random or edited x. A sentence has one per word."
 def tokens(mode: str, d_model: int, seed: int, container) -> tuple[np.ndarray, list[str]]:
     """The input x (T, d_model) and one label per token."""
     if mode == "sentence":
-        text = bound_text(
+        typed = bound_text(
             "sentence",
             "text",
             DEFAULT_TEXT,
-            300,
+            SENTENCE_CHARS,
             container,
             help=f"Each word is a token (at most {MAX_TOKENS}).",
         )
-        words = split_words(text)
+        words = split_words(whole_words(typed, SENTENCE_CHARS, container))
         if not words:
             st.warning("Type at least one word; showing “hello” meanwhile.")
             words = ["hello"]

@@ -21,6 +21,7 @@ from ffn_ui.labels import token_labels
 from ffn_ui.model_install import offer_install
 from ffn_ui.real_model_tables import activations_csv
 from ffn_ui.shared_arrays import read_only
+from ffn_ui.url import literal
 
 log = logging.getLogger(__name__)
 DOWNLOAD_VAR = "FFN_MINILM_DOWNLOAD"  # "true": fetch the files at first use (Community Cloud)
@@ -145,10 +146,15 @@ def fit(text: str) -> str:
     encoding = minilm().tokenizer.encode(text)
     if len(encoding.ids) <= MAX_TOKENS:
         return text
-    end = encoding.offsets[MAX_TOKENS - 2][1]  # the last piece kept, before [SEP]
+    pieces, offsets = encoding.tokens, encoding.offsets  # [CLS] first, [SEP] last
+    last = MAX_TOKENS - 2  # the last piece that fits before [SEP]
+    while last > 1 and pieces[last + 1].startswith("##"):  # never cut a word in two
+        last -= 1
+    end = offsets[last][1]
     st.info(
-        f"That text makes {len(encoding.ids)} tokens; the page keeps the first {MAX_TOKENS}, "
-        "so every figure stays readable."
+        f"That text makes {len(encoding.ids)} tokens; the page keeps at most {MAX_TOKENS}, so "
+        f"every figure stays readable. It reads the text up to the piece "
+        f"{literal(pieces[last])}, where a word ends: no word is cut in two."
     )
     return text[:end]
 

@@ -23,7 +23,7 @@ from ffn_ui.display import show
 from ffn_ui.labels import labels, token_labels
 from ffn_ui.pickers import pick_token
 from ffn_ui.real_model_tables import corpus_table
-from ffn_ui.url import bound_number, bound_slider, bound_text
+from ffn_ui.url import bound_number, bound_slider, bound_text, whole_words
 
 
 @st.fragment
@@ -48,7 +48,8 @@ def one_layer(text: str, threshold: float, presenter: bool) -> None:
 
     st.subheader("4. Switch neurons off, and watch the sentence embedding move")
     left, right = st.columns([3, 1])
-    other = rm.fit(bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left))
+    typed = bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left)
+    other = rm.fit(whole_words(typed, rm.MAX_CHARS, left))
     token = pick_token(tokens, key="rm_tok", container=right, default=2, gone="in this sentence")
     sections.switch_off_section(text, other, layer, neuron, token, presenter)
 

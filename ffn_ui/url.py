@@ -250,6 +250,21 @@ def bound_text(label: str, key: str, default: str, max_chars: int, container=st,
     return container.text_input(label, default, max_chars, key=key, **BOUND, **kwargs)
 
 
+def whole_words(text: str, max_chars: int, container=st) -> str:
+    """A text box full to its `max_chars` may have cut its last word in two (a browser keeps
+    the first max_chars of a pasted text): the text up to its last whole word, with a note
+    that says where it stops. Any shorter text as it is."""
+    if len(text) < max_chars or " " not in text.strip():
+        return text
+    kept = text.rsplit(" ", 1)[0].rstrip()
+    tail = kept.rsplit(" ", 1)[-1]
+    container.caption(
+        f"The box holds at most {max_chars} characters, so a longer text stops there; the "
+        f"page reads it up to the last whole word, {literal(tail)}."
+    )
+    return kept
+
+
 def bound_multiselect(
     label: str, key: str, options: Sequence[str], container=st, gone: str = "", **kwargs
 ):

@@ -248,9 +248,30 @@ def test_the_activations_download_holds_the_layer_exactly(minilm):
 def test_a_sentence_past_64_tokens_is_cut_there_with_a_note(minilm):
     at = open_page(REAL_MODEL, {"rm_text": "." * 200})
     assert not at.exception
-    assert "That text makes 202 tokens; the page keeps the first 64" in warnings_text(at)
+    assert "That text makes 202 tokens; the page keeps at most 64" in warnings_text(at)
     rows = heatmap(at)["y"]
     assert len(rows) == 64 and rows[0] == "0: [CLS]" and rows[-1] == "63: [SEP]"
+
+
+def test_a_cut_never_splits_a_word_and_says_where_it_stops(minilm):
+    """A word split into pieces (## marks a continuation) that straddles the 64-token cut is
+    left out whole; a box full to its 200 characters is read up to its last whole word."""
+    words = ["a"] * 61 + ["unbelievably"]  # 61 + 3 pieces at least: past 62, in 134 characters
+    text = " ".join(words)
+    pieces = minilm.tokenizer.encode("unbelievably").tokens[1:-1]
+    assert len(pieces) > 1 and pieces[1].startswith("##")
+    at = open_page(REAL_MODEL, {"rm_text": text})
+    assert not at.exception
+    rows = heatmap(at)["y"]
+    assert rows[-1].endswith("[SEP]") and not rows[-2].split(": ", 1)[1].startswith("##")
+    assert [r.split(": ", 1)[1] for r in rows[1:-1]] == ["a"] * 61
+    assert "It reads the text up to the piece `a`, where a word ends" in warnings_text(at)
+    full = ("describe " * 30)[:200]  # 200 characters: its last word cut to "de"
+    assert full.endswith(" de")
+    at = open_page(REAL_MODEL, {"rm_text": full})
+    captions = " ".join(c.value for c in at.caption)
+    assert "page reads it up to the last whole word, `describe`." in captions
+    assert heatmap(at)["y"][-2].split(": ", 1)[1] == "describe"
 
 
 def test_presenter_mode_tucks_the_heatmap_settings_away():

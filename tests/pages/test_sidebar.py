@@ -152,3 +152,13 @@ def test_a_bad_cell_gets_a_note_and_changes_nothing(bad):
     assert "not a number within ±1,000,000" in warnings_text(at)
     np.testing.assert_array_equal(at.session_state["hand_weights"]["W1"], [[1, 1], [1, -1]])
     np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
+
+
+def test_a_sentence_box_full_to_its_limit_is_read_up_to_its_last_whole_word():
+    full = ("sentence " * 40)[:300]  # 300 characters, the last word cut to "sen"
+    assert full.endswith(" sen")
+    at = open_page(NEURONS, {"text": full})
+    assert "page reads it up to the last whole word, `sentence`." in " ".join(
+        c.value for c in at.sidebar.caption
+    )
+    assert heatmap(at)["y"][-1].endswith(": sentence")
