@@ -87,10 +87,7 @@ if predicted(transpose, setting=(D, H)):
         )
 
 st.subheader("3. An activation after W2")
-st.markdown(
-    "The block adds the FFN's output to the token: x + FFN(x). Put a ReLU on the output "
-    "too and every coordinate the FFN wanted to push down is stopped at zero."
-)
+st.markdown("The block adds the FFN's output to the token: x + FFN(x).")
 out, _ = ffn_forward(toy.x, toy.W1, toy.b1, toy.W2, toy.b2, toy.activation)  # (T, d_model)
 clamped = np.maximum(out, 0)
 clamp = Question(
@@ -101,6 +98,7 @@ clamp = Question(
     why="clamped at zero, the update can only raise a coordinate or leave it.",
 )
 if predicted(clamp):
+    st.markdown("A ReLU on the output stops every push down at zero, on every coordinate.")
     st.metric(
         "residual updates that would have pushed a coordinate down, blocked by the clamp",
         f"{int(np.sum(out < 0))} of {out.size}",
@@ -119,19 +117,19 @@ if predicted(clamp):
                 toy.presenter,
             )
 
-st.subheader("4. Your turn: the lesson's exercise, by hand")
+st.subheader("4. Your turn: a forward pass by hand")
 st.markdown(
     "Compute y = W2 @ relu(W1 @ x + b1) + b2 for this non-square case, D = 2 and H = 3, "
-    "with W1 (H × D) and W2 (D × H) given as flat row-major lists, as the lesson's grader "
-    "gives them. Type the two numbers of y."
+    "with W1 (H × D) and W2 (D × H) given as flat row-major lists, as a grader that checks "
+    "by-hand code would give them. Type the two numbers of y."
 )
 exercise = "\n".join(f"{name} = {values}" for name, values in EXERCISE.items())
 # Code is shown plain and wrapped: highlighted numbers fall below WCAG AA contrast, and a
 # box that scrolls sideways cannot be reached by keyboard.
 st.code(exercise, language=None, wrap_lines=True)
-grade_exercise(bound_text("your y (2 numbers)", "ex_y", "", 100))
-with st.expander("The reference: the by-hand forward pass the app runs"):
-    st.markdown("Its source, shown as it is: plain Python lists, the W @ x convention.")
-    st.code(inspect.getsource(ffn_core.reference), language=None, wrap_lines=True)
+if grade_exercise(bound_text("your y (2 numbers)", "ex_y", "", 100)):  # answered first
+    with st.expander("The reference: the by-hand forward pass the app runs"):
+        st.markdown("Its source, shown as it is: plain Python lists, the W @ x convention.")
+        st.code(inspect.getsource(ffn_core.reference), language=None, wrap_lines=True)
 
 next_step("app_pages/7_Traps.py")

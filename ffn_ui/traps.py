@@ -41,16 +41,17 @@ def outcome(fn, *args) -> tuple[list[float] | None, str]:
         return None, f"{type(err).__name__}: {err}"
 
 
-def grade_exercise(typed: str) -> None:
-    """Say whether the y the learner typed is right, and if not, which mistake gives it."""
+def grade_exercise(typed: str) -> bool:
+    """Say whether the y the learner typed is right, and if not, which mistake gives it;
+    True once an answer could be read, when the page may show the reference."""
     if not typed.strip():
-        return
+        return False
     expected = ffn_forward_flat(**EXERCISE)
     try:
         mine = parse_row(typed, 2)
     except ValueError as err:
         st.warning(f"Could not read that as y: {err}.")
-        return
+        return False
     if np.allclose(mine, expected):
         st.success(f"Right: y = {expected}.")
     elif np.allclose(mine, ffn_forward_flat_one_stride(**EXERCISE)):
@@ -68,3 +69,4 @@ def grade_exercise(typed: str) -> None:
             "Not this time. Score each of the 3 neurons first (row j of W1 against x, "
             "plus b1), pass them through ReLU, then take each row of W2 against them."
         )
+    return True

@@ -62,7 +62,7 @@ def test_the_clamp_blocks_every_negative_update():
 
 
 def test_the_reference_code_shown_runs_and_matches_the_core():
-    at = open_page(TRAPS)
+    at = open_page(TRAPS, {"ex_y": "0 0"})  # the reference shows once an answer is in
     (source,) = [c.value for c in at.code if c.value.startswith('"""')]
     namespace: dict = {}
     exec(compile(source, "shown_reference", "exec"), namespace)  # the learner's copy
@@ -105,7 +105,19 @@ def test_the_exercise_is_not_square_and_its_answer_is_the_references():
     assert not at.success and not at.error  # nothing is judged before an answer is typed
 
 
-def test_the_reference_source_waits_in_an_expander():
+def test_the_reference_source_waits_until_an_answer_is_typed():
     at = open_page(TRAPS)
+    assert not [e for e in at.expander if e.label.startswith("The reference")]
+    at.text_input(key="ex_y").set_value("one two").run()  # not an answer yet
+    assert not [e for e in at.expander if e.label.startswith("The reference")]
+    at.text_input(key="ex_y").set_value("3 4").run()
     (expander,) = [e for e in at.expander if e.label.startswith("The reference")]
     assert any(c.value.startswith('"""') for c in expander.code)
+
+
+def test_the_clamp_question_is_asked_before_the_page_gives_its_answer():
+    at = open_page(TRAPS)
+    said = " ".join(m.value for m in at.markdown)
+    assert "x + FFN(x)" in said and "stops every push down at zero" not in said
+    at.radio(key="guess_clamp").set_value("no").run()
+    assert "stops every push down at zero" in " ".join(m.value for m in at.markdown)
