@@ -17,12 +17,16 @@ from ffn_ui.url import bound_number, bound_slider
 
 MAX_SHOWN = 64  # output coordinates drawn
 INTRO = (
+    "Attention mixes the tokens of a sequence. Does the FFN? Nudge one token's input below, "
+    "predict what happens to the other tokens' outputs, and then see why all T tokens can go "
+    "through the FFN together as one (T × d_model) · (d_model × d_ff) matrix product."
+)
+WHY = (
     "The FFN never looks at two tokens at once: every token's vector goes through the same "
-    "W1, activation and W2 on its own, like a 1 × 1 convolution sliding along the "
-    "sequence (a filter one position wide: the same weights at every position, nothing "
-    "mixed across positions). Mixing tokens is attention's job. Because the tokens are "
-    "independent, all T of them go through together as one (T × d_model) · "
-    "(d_model × d_ff) matrix product."
+    "W1, activation and W2 on its own, like a 1 × 1 convolution sliding along the sequence "
+    "(a filter one position wide: the same weights at every position, nothing mixed across "
+    "positions). Mixing tokens is attention's job. Because the tokens are independent, all T "
+    "of them go through together as one matrix product."
 )
 
 
@@ -31,7 +35,7 @@ x, W1, b1, W2, b2 = toy.x, toy.W1, toy.b1, toy.W2, toy.b2
 d = min(toy.d_model, MAX_SHOWN)
 coords = labels("out", d)
 
-st.subheader("1. Nudge one token, and only its row moves")
+st.subheader("1. Nudge one token")
 left, mid, right = st.columns(3)
 t = pick_token(toy.token_labels, "token to nudge", "ptok", left, gone=tokens_gone(toy))
 token = toy.token_labels[t]
@@ -56,6 +60,7 @@ question = Question(
     "one position reach another.",
 )
 if predicted(question):
+    st.markdown(WHY)
     left, right = st.columns(2)
     moved_elsewhere = np.abs(others).max(initial=0)
     left.metric("largest change in the other tokens' outputs", f"{moved_elsewhere:g}")

@@ -62,7 +62,7 @@ def test_the_nudge_question_waits_then_the_change_map_settles_it():
     at.radio(key="guess_rows_moved").set_value("every row").run()
     assert at.error[0].value.startswith("Not this time: the answer is only its own row.")
     assert metric(at, "largest change in the other") == "0"
-    text = at.markdown[0].value
+    text = " ".join(m.value for m in at.markdown)
     assert "a filter one position wide: the same weights at every position" in text
     flops = " ".join(c.value for c in at.caption)
     assert "a multiply-add counts as 2" in flops
@@ -78,3 +78,13 @@ def test_the_one_by_one_run_agrees_in_words():
                      r"(\d\.\de-\d\d) \(float64 rounding\)), only slower", text)  # fmt: skip
     assert said, text
     assert said.group(2) is None or float(said.group(2)) < 1e-12
+
+
+def test_nothing_above_the_question_says_which_rows_move():
+    at = open_page(POSITION_WISE)
+    above = " ".join([*(m.value for m in at.markdown), *(h.value for h in at.subheader)])
+    assert "only its row" not in above and "never looks at two tokens at once" not in above
+    assert at.radio(key="guess_rows_moved").value == "not sure yet"
+    at.radio(key="guess_rows_moved").set_value("every row").run()
+    said = " ".join(m.value for m in at.markdown)
+    assert "The FFN never looks at two tokens at once" in said
