@@ -8,16 +8,15 @@ from ffn_core.analysis import grouped_writes
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
-from ffn_ui.key_value import edit_section
+from ffn_ui.key_value import edit_section, silent_write_question
 from ffn_ui.labels import agreement, labels
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token_and_neuron
-from ffn_ui.predict import Question, predicted
+from ffn_ui.predict import predicted
 from ffn_ui.setup import setup
 
 MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
 TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered
-MAX_ASKED = 8  # the prediction offers every output coordinate up to this d_model
 
 INTRO = (
     "Geva and colleagues (2021) read the FFN as a memory. Each hidden neuron holds a "
@@ -115,21 +114,23 @@ show(
 )
 
 st.subheader("4. Switch neurons off, or turn one up")
+silent = np.flatnonzero(h_pre <= 0)  # the neurons that did not fire for this token
+if len(silent):
+    k = int(silent[np.argmax(np.abs(h[silent]) + 1e-9 * h_pre[silent])])  # writes most
+    if predicted(
+        silent_write_question(neurons[k], float(h_pre[k]), float(h[k]), token, toy),
+        setting=(token, toy.activation, toy.d_model, toy.d_ff, k),
+    ):
+        st.caption(
+            f"{neurons[k]}'s write h × W2[{k + 1}]: largest entry "
+            f"{np.abs(h[k] * W2[k]).max():.3g}, against {np.abs(out).max():.3g} for the "
+            "whole output."
+        )
 strongest = int(np.argmax(h))  # the neuron that fired hardest for this token
-moved = int(np.argmax(np.abs(W2[strongest])))  # where its write is largest
-if toy.d_model <= MAX_ASKED and h[strongest] > 0:
-    question = Question(
-        f"Predict: switch off {neurons[strongest]}, the strongest neuron for “{token}”. "
-        "Which output coordinate moves most?",
-        "guess_kv",
-        labels("out", toy.d_model),
-        answer=f"out{moved + 1}",
-        why=f"switching {neurons[strongest]} off removes exactly its write, h × W2[j], and row "
-        f"{strongest + 1} of W2 is largest in coordinate {moved + 1} "
-        f"({W2[strongest, moved]:.3g}, times h = {h[strongest]:.3g}).",
+if h[strongest] > 0 and neurons[strongest] not in st.session_state.get("off", []):
+    preset_button(
+        st, f"Switch off {neurons[strongest]}, the strongest, below", off=[neurons[strongest]]
     )
-    if predicted(question, setting=(token, toy.d_model, toy.d_ff, float(h[strongest]))):
-        preset_button(st, f"Switch off {neurons[strongest]} below", off=[neurons[strongest]])
 edit_section(neurons, j, h, out, (coords, coord_labels), toy.again, toy.presenter)
 st.page_link("app_pages/12_Real_model.py", label="The same keys and values in a trained model →")
 

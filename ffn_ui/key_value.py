@@ -10,6 +10,7 @@ import streamlit as st
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
 from ffn_ui.display import show
+from ffn_ui.predict import Question
 from ffn_ui.url import bound_multiselect, bound_slider
 
 
@@ -66,3 +67,44 @@ def edit_section(
     coords, coord_labels = shown
     bars = {"output": out[coords], "edited output": out_edit[coords]}
     show(figures.grouped_bars(bars, coord_labels, "before and after"), presenter)
+
+
+SILENT_WRITES = ("nothing", "a little, its value sign-flipped", "its value, times its whole score")
+
+
+def silent_write_question(name: str, score: float, h: float, token: str, toy) -> Question:
+    """Does neuron `name`, which scored `score` ≤ 0 for `token`, still write? Under ReLU no;
+    under GELU or SiLU a little, the other way; with no activation, all of its score."""
+    act = toy.activation_label
+    if toy.activation == "identity":
+        answer, why = (
+            SILENT_WRITES[2],
+            (
+                f"with no activation h is the score itself, {h:.3g}, so {name} writes {h:.3g} × "
+                "its value: a neuron that misses pushes the other way as hard as it scored."
+            ),
+        )
+    elif h == 0:
+        answer, why = (
+            SILENT_WRITES[0],
+            (
+                f"{act} passes nothing at or below zero: h = {act}({score:.3g}) = 0, so {name} "
+                "writes 0 × its value. Under GELU or SiLU it would still write a little."
+            ),
+        )
+    else:
+        answer, why = (
+            SILENT_WRITES[1],
+            (
+                f"{act} dips below zero for a negative score: h = {act}({score:.3g}) = {h:.3g}, "
+                f"so {name} still writes {h:.3g} × its value, a small push the other way."
+            ),
+        )
+    return Question(
+        f"Predict: {name} scores {score:.3g} for “{token}” and does not fire. Under {act}, "
+        "what does it write into the output?",
+        "guess_kv",
+        SILENT_WRITES,
+        answer=answer,
+        why=why,
+    )

@@ -89,24 +89,48 @@ def test_the_chosen_token_and_neuron_come_from_the_link():
     assert "n7 scores" in " ".join(c.value for c in at.caption)
 
 
-def test_key_value_asks_which_coordinate_moves_before_showing_it():
+@pytest.mark.parametrize(
+    ("act", "answer"),
+    [("ReLU", "nothing"), ("GELU", "a little, its value sign-flipped")],
+)
+def test_a_neuron_that_does_not_fire_still_writes_under_gelu_and_the_page_asks_first(act, answer):
+    """The silent neuron asked about, recomputed here: under ReLU its write is exactly zero;
+    under GELU it is GELU(z) × W2[k] with GELU(z) = z Φ(z) < 0."""
+    import math
+
     x, w = expected_default_model()
-    h = relu(x[0] @ w["W1"] + w["b1"])  # token "1: the"
-    strongest = int(np.argmax(h))
-    moved = int(np.argmax(np.abs(w["W2"][strongest])))
-    at = open_page(KEY_VALUE)
+    z = x[0] @ w["W1"] + w["b1"]  # token "1: the"
+    gelu = np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in z])
+    h = relu(z) if act == "ReLU" else gelu
+    silent = np.flatnonzero(z <= 0)
+    k = int(silent[np.argmax(np.abs(h[silent]) + 1e-9 * z[silent])])
+    at = open_page(KEY_VALUE, {"act": act})
     question = at.radio(key="guess_kv")
-    assert f"switch off n{strongest + 1}, the strongest neuron" in question.label
-    assert not [b for b in at.button if b.label.endswith("below")]
-    wrong = f"out{(moved + 1) % 4 + 1}"
+    assert question.label.startswith(f"Predict: n{k + 1} scores {z[k]:.3g} for “1: the”")
+    assert not [c for c in at.caption if "'s write h × W2" in c.value]  # asked first
+    wrong = "its value, times its whole score"
     question.set_value(wrong).run()
-    assert at.error[0].value.startswith(f"Not this time: the answer is out{moved + 1}.")
-    at.radio(key="guess_kv").set_value(f"out{moved + 1}").run()
+    assert at.error[0].value.startswith(f"Not this time: the answer is {answer}.")
+    at.radio(key="guess_kv").set_value(answer).run()
     assert at.success[0].value.startswith("Right:")
-    (switch,) = [b for b in at.button if b.label == f"Switch off n{strongest + 1} below"]
+    (said,) = [c.value for c in at.caption if "'s write h × W2" in c.value]
+    assert f"largest entry {np.abs(h[k] * w['W2'][k]).max():.3g}" in said
+    if act == "GELU":
+        assert h[k] < 0 and f"= {h[k]:.3g}, so n{k + 1} still writes" in at.success[0].value
+
+
+def test_the_strongest_neuron_can_be_switched_off_from_a_button():
+    x, w = expected_default_model()
+    strongest = int(np.argmax(relu(x[0] @ w["W1"] + w["b1"])))
+    at = open_page(KEY_VALUE)
+    (switch,) = [
+        b for b in at.button if b.label == f"Switch off n{strongest + 1}, the strongest, below"
+    ]
     switch.click().run()
     change = trace_y(at, -1, name="edited output") - trace_y(at, -1, name="output")
-    assert int(np.argmax(np.abs(change))) == moved  # the figure settles it
+    np.testing.assert_allclose(
+        change, -relu(x[0] @ w["W1"] + w["b1"])[strongest] * w["W2"][strongest], atol=1e-5
+    )
 
 
 def test_the_intro_says_the_weighted_sum_skips_the_missed_patterns_only_with_relu():
