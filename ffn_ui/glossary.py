@@ -49,6 +49,15 @@ TERMS = {
     "sent to k experts fills k slots; 1 when routing is even.",
     "ROME": "Rank-One Model Editing (Meng et al. 2022): rewrite one fact by adding a rank-one "
     "matrix to one FFN's W2.",
+    "sentence embedding, cosine": "a sentence's vector: the mean of its tokens' final "
+    "states, scaled to length 1 (all-MiniLM-L6-v2's pooling). Two sentences' cosine is the "
+    "dot product of their vectors over the product of their lengths: 1 for the same "
+    "direction, 0 for unrelated.",
+    "logit": "a next-token score before the softmax: the final state, after the final norm, "
+    "dotted with each token's output vector. The softmax turns the logits into probabilities.",
+    "rank, rank-one": "a matrix's rank is how many independent directions its outputs can "
+    "take. A rank-one matrix is an outer product u ⊗ v: whatever the input, it writes along "
+    "v, by the amount the input shares with u.",
     "WordPiece, [CLS], [SEP]": "BERT's tokenizer splits rare words into pieces (## marks a piece "
     "that continues a word); [CLS] opens every input and [SEP] closes it.",
     "activation × gradient": "a neuron's activation times the gradient of a score with respect "
@@ -74,6 +83,12 @@ TERMS = {
     "superposition": "storing more features than there are dimensions by giving some of "
     "them overlapping directions; it pays when features are sparse, because two that are "
     "rarely on together rarely interfere (Elhage et al. 2022).",
+    "feature, importance": "in the Superposition toy, each of the n inputs is one feature: 0 "
+    "with probability 1 − p (the sparsity), else uniform in [0, 1]. The model must give every "
+    "feature back; its importance is the weight of that feature's squared error in the loss, "
+    "so a less important one is the first to be dropped.",
+    "antipodal pair": "two features stored on one direction, pointing opposite ways (W_i = "
+    "−W_j): the ReLU keeps them apart as long as they are rarely on together.",
     "polysemantic neuron": "a neuron that fires for several unrelated features, as "
     "superposition makes them: asking what it means has no single answer.",
     "feature dimensionality": "D_i = ‖W_i‖⁴ / Σ_j (W_i · W_j)²: the share of a dimension feature "

@@ -160,3 +160,27 @@ def test_every_term_the_issue_lists_is_explained_in_the_glossary():
     shown = " ".join(m.value for m in at.markdown)
     assert all(f"**{term}**" in shown for term in wanted)
     assert "neuron j's key is column j of W1" in shown and "key is row j of W1" in shown
+
+
+def test_the_terms_a_learner_met_unexplained_are_in_the_glossary_and_hold():
+    """Each new entry is drawn, and its claim checked: the sentence embedding is the mean
+    of the final states at length 1; a rank-one matrix writes along v whatever the input;
+    an antipodal pair has feature dimensionality 1/2, as the Glossary's own entry says."""
+    from helpers import GLOSSARY, open_page
+
+    from ffn_core.pretrained import mean_pool
+    from ffn_core.superposition import feature_dimensionality
+
+    shown = " ".join(m.value for m in open_page(GLOSSARY).markdown)
+    for term in ("feature, importance", "antipodal pair", "sentence embedding, cosine", "logit",
+                 "rank, rank-one"):  # fmt: skip
+        assert f"**{term}**" in shown
+    rng = np.random.default_rng(3)
+    states = rng.standard_normal((5, 7))
+    pooled = mean_pool(states)
+    assert np.linalg.norm(pooled) == pytest.approx(1.0)
+    np.testing.assert_allclose(pooled * np.linalg.norm(states.mean(0)), states.mean(0))
+    u, v, x = rng.standard_normal(4), rng.standard_normal(3), rng.standard_normal(4)
+    np.testing.assert_allclose(x @ np.outer(u, v), (x @ u) * v)
+    W = np.array([[1.0, -1.0, 0.0], [0.0, 0.0, 1.0]])  # features 1 and 2 antipodal, 3 alone
+    np.testing.assert_allclose(feature_dimensionality(W), [0.5, 0.5, 1.0])
