@@ -17,6 +17,15 @@ from ffn_ui.predict import Question, predicted
 from ffn_ui.real_model_tables import value_sum_table
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
 
+ESTIMATE_VERDICTS = ("within a quarter of it", "the right sign, but further off", "the wrong sign")
+
+
+def estimate_verdict(estimate: float, moved: float) -> str:
+    """How a first-order estimate compares with the change it estimates."""
+    if np.sign(estimate) != np.sign(moved):
+        return ESTIMATE_VERDICTS[2]
+    return ESTIMATE_VERDICTS[0 if abs(moved - estimate) <= 0.25 * abs(estimate) else 1]
+
 
 def heatmap_controls(presenter: bool) -> tuple[str, int, bool]:
     """(view, neurons shown, blank silent cells), tucked away on a projector."""
@@ -100,20 +109,23 @@ def similarity_section(text: str, other: str, layer: int, presenter: bool) -> No
         "the similarity; the gradient runs back through every layer above with the core's "
         "backward pass. Orange neurons push the sentences together, blue apart."
     )
+    estimate = float(-scores[layer, helpers].sum())  # the first-order estimate of the change
+    verdict = estimate_verdict(estimate, moved)
     question = Question(
         f"Predict: switch off layer {layer + 1}'s 10 most orange neurons (the largest positive "
-        "scores), everywhere. Will the two sentences get more or less similar?",
+        f"scores), everywhere. Their scores add up to an estimated change of {estimate:+.4f} in "
+        "the similarity. How close is the real change?",
         "guess_similar",
-        ("more similar", "less similar"),
-        answer="less similar" if moved < 0 else "more similar",
-        why=(
-            "those neurons pushed the sentences together"
-            if moved < 0
-            else "the estimate takes each neuron alone, and switched off together their effects "
-            "interact through the layers above"
-        )
-        + f", so without them the similarity changes by {moved:+.4f} (the first-order estimate: "
-        f"{-scores[layer, helpers].sum():+.4f}).",
+        ESTIMATE_VERDICTS,
+        answer=verdict,
+        why=f"switched off, they change the similarity by {moved:+.4f}, against the estimate's "
+        f"{estimate:+.4f}. "
+        + (
+            "Each neuron is estimated alone, as if the model were linear around it; switched "
+            "off together, their effects interact through the layers above."
+            if verdict != ESTIMATE_VERDICTS[0]
+            else "Here the ten neurons' effects add up almost linearly; they need not."
+        ),
     )
     if predicted(question, setting=(text, other, layer)):
         after = cosine(without_helpers, other_trace.embedding)

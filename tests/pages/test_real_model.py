@@ -288,9 +288,10 @@ def test_the_same_sentence_twice_says_why_nothing_moved():
 
 
 def test_switching_off_the_helpers_is_predicted_then_measured(minilm):
+    """The question gives the first-order estimate and asks how close the real change is;
+    both recomputed here from the core, the verdict by its sign and a quarter's margin."""
     at = opened()
     assert not [m for m in at.metric if m.label == "similarity without them"]
-    at.radio(key="guess_similar").set_value("more similar").run()
     layer = rm.DEFAULT.layer - 1
     _, scores = minilm.neuron_attribution(rm.DEFAULT.text, minilm.run(rm.DEFAULT.other).embedding)
     helpers = np.argsort(-scores[layer], kind="stable")[:10]
@@ -298,8 +299,20 @@ def test_switching_off_the_helpers_is_predicted_then_measured(minilm):
     other = minilm.run(rm.DEFAULT.other).embedding
     before = cosine(minilm.run(rm.DEFAULT.text).embedding, other)
     after = cosine(edited.embedding, other)
+    estimate, moved = -scores[layer, helpers].sum(), after - before
     assert after < before  # the helpers did help: without them, less similar
-    assert at.error[0].value.startswith("Not this time: the answer is less similar.")
+    question = at.radio(key="guess_similar")
+    assert f"an estimated change of {estimate:+.4f}" in question.label
+    if np.sign(estimate) != np.sign(moved):
+        answer = "the wrong sign"
+    elif abs(moved - estimate) <= 0.25 * abs(estimate):
+        answer = "within a quarter of it"
+    else:
+        answer = "the right sign, but further off"
+    wrong = next(o for o in question.options if o not in (answer, "not sure yet"))
+    question.set_value(wrong).run()
+    assert at.error[0].value.startswith(f"Not this time: the answer is {answer}.")
+    assert f"by {moved:+.4f}, against the estimate's {estimate:+.4f}" in at.error[0].value
     (shown,) = [m for m in at.metric if m.label == "similarity without them"]
     assert float(shown.value) == pytest.approx(after, abs=2e-4)
 
