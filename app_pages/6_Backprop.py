@@ -14,6 +14,7 @@ from ffn_ui.backprop import (
     error_table,
     forward_graph,
     gradient_maps,
+    half_width,
     power_of_ten,
     shapes_table,
     silent_neuron_exercise,
@@ -76,6 +77,7 @@ st.markdown("Every gradient has its quantity's shape: a first check on any backw
 st.dataframe(shapes_table({"x": x, "h": cache.h.reshape(B, T, H), "out": out, **grads,
                            "dh": dh.reshape(B, T, H), "dout": dout,
                            "W1": W1, "b1": b1, "W2": W2, "b2": b2}))  # fmt: skip
+half_width(C, B * T)  # the hidden width halved, asked first
 loop_dW2 = sum(np.outer(cache.h[n], dout2d[n]) for n in range(B * T))  # one position at a time
 st.caption(
     f"Adding one outer product per position in a loop gives the same dW2, "

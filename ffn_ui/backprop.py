@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import ffn_backward, ffn_forward
+from ffn_core.costs import ffn_flops, ffn_params
 from ffn_core.gradcheck import PARAMETER_NAMES, loss_along_score
 from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
@@ -244,3 +245,38 @@ def silent_neuron_exercise(
         f"largest entry **{np.abs(dW1_moved[:, j]).max():.4g}**. The loss differs from the "
         f"loss at s = 0 by **{float(np.interp(shift, shifts, losses) - losses[80]):.4g}**."
     )
+
+
+WIDTHS = (
+    "parameters and FLOPs about halve; dW1 becomes C × 2C",
+    "parameters halve, FLOPs stay the same; dW1 keeps its shape",
+    "only the number of neurons changes",
+)
+
+
+def half_width(C: int, T: int) -> None:
+    """The hidden width from 4C to 2C, asked before it is counted: parameters, forward
+    FLOPs over T tokens, and dW1's shape."""
+    wide, narrow = 4 * C, 2 * C
+    params = [ffn_params(C, H) for H in (wide, narrow)]
+    flops = [ffn_flops(T, C, H) for H in (wide, narrow)]
+    question = Question(
+        f"Predict: the hidden width H goes from 4C to 2C (here {wide} to {narrow} neurons). "
+        "What happens to the FFN's parameters, its FLOPs and the shape of dW1?",
+        "guess_width",
+        WIDTHS,
+        answer=WIDTHS[0],
+        why=f"every count is linear in H: the parameters 2·C·H + H + C go from {params[0]:,} to "
+        f"{params[1]:,}, the forward FLOPs 4·T·C·H from {flops[0]:,} to {flops[1]:,}, and "
+        f"dW1 always has W1's shape, C × H: ({C}, {wide}) becomes ({C}, {narrow}).",
+    )
+    if predicted(question, setting=(C, T)):
+        table = pd.DataFrame(
+            {
+                "parameters": params,
+                f"forward FLOPs, {T} tokens": flops,
+                "dW1's shape": [f"({C}, {H})" for H in (wide, narrow)],
+            },
+            index=[f"H = 4C = {wide}", f"H = 2C = {narrow}"],
+        )
+        st.dataframe(table)

@@ -181,3 +181,20 @@ def test_a_score_already_on_the_kink_is_named_under_the_check():
     assert "1 of the 2 scores h_pre is within ε of ReLU's kink at 0 already" in captions
     assert max(check_table(at).values()) > 1e-4  # and the check does report a large error
     assert "kink at 0 already" not in " ".join(c.value for c in backprop().caption)
+
+
+def test_halving_the_hidden_width_is_asked_then_counted():
+    """From 4C to 2C: parameters 2CH + H + C, forward FLOPs 2 matrices × 2·N·C·H over the
+    batch's N tokens, and dW1's shape (C, H), each counted here by hand."""
+    at = open_page(BACKPROP)
+    C, N = 4, 6  # the default model: d_model 4, one sequence of six tokens
+    question = at.radio(key="guess_width")
+    assert "from 4C to 2C (here 16 to 8 neurons)" in question.label
+    assert not [d for d in at.dataframe if "dW1's shape" in d.value.columns]
+    question.set_value("only the number of neurons changes").run()
+    (table,) = [d.value for d in at.dataframe if "dW1's shape" in d.value.columns]
+    for H, row in zip((16, 8), table.itertuples(), strict=True):
+        assert row.parameters == 2 * C * H + H + C
+        assert row[2] == 2 * (2 * N * C * H)
+        assert row[3] == f"({C}, {H})"
+    assert at.error[0].value.startswith("Not this time: the answer is parameters and FLOPs about")
