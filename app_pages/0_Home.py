@@ -24,8 +24,8 @@ INTRO = (
     "(a *key*), and its row of `W2` is what it writes when the pattern is there (a *value*)."
 )
 SIDEBAR_NOTE = (
-    "These settings shape every other page; the example on this page is the lesson's own "
-    "and has its own sliders."
+    "These settings shape every other page; the example on this page is the smallest FFN, "
+    "2 × 2, with its own sliders."
 )
 GUESS = Question(
     "Predict first: which neuron fires for x = [−2, −2]?",

@@ -6,8 +6,10 @@ from ffn_ui.glossary import NOTATION, TERMS
 from ffn_ui.setup import setup
 
 INTRO = (
-    "The pages, the two lessons behind them and the papers they cite each write the FFN a "
-    "little differently. Here is how the pieces match up, and every term a page uses."
+    "The pages, the two lessons this app was built from (one computes the FFN by hand, in "
+    "W @ x; one writes it and its backward pass in NumPy, in x @ W) and the papers they cite "
+    "each write the FFN a little differently. Here is how the pieces match up, and every "
+    "term a page uses."
 )
 
 setup("Glossary", "Glossary and notation", INTRO)

@@ -39,7 +39,7 @@ INTRO = (
 
 
 toy = setup("Backprop", "Backprop & gradient check", INTRO)
-preset_button(st, "Preset: the lesson's B = 2, T = 4, C = 8, d_ff = 32", **LESSON_EXAMPLE)
+preset_button(st, "Preset: a small batch, B = 2, T = 4, C = 8, d_ff = 32", **LESSON_EXAMPLE)
 B = bound_number("batch B (sequences)", "B", 1, 4, 1)
 x, W1, b1, W2, b2 = batch_and_block(toy, B)  # x (B, T, C); the block at most 256 × 1024
 T, C, H = x.shape[1], x.shape[2], W1.shape[1]

@@ -4,8 +4,8 @@ and where a page takes its one-line explanation of a term on first use."""
 from __future__ import annotations
 
 NOTATION = {
-    "d_model = C = D": "the width of a token's vector. The lessons write C (the NumPy lesson) "
-    "or D (the by-hand lesson); the sidebar says d_model.",
+    "d_model = C = D": "the width of a token's vector. The NumPy lesson writes C, the by-hand "
+    "lesson D (the two lessons this app was built from); the sidebar says d_model.",
     "d_ff = H": "the hidden width: how many neurons the FFN has, usually 4 · d_model "
     "(3072 for GPT-2's 768).",
     "B": "the batch: how many sequences go through at once.",

@@ -45,7 +45,7 @@ def test_gradient_check_table_passes_in_float64_and_fails_in_float32():
 
 def test_the_lesson_shapes_preset_and_the_kink():
     at = backprop()
-    (preset,) = [b for b in at.button if b.label.startswith("Preset: the lesson")]
+    (preset,) = [b for b in at.button if b.label.startswith("Preset: a small batch")]
     preset.click().run()
     assert not at.exception
     assert at.session_state["d_model"] == 8 and at.session_state["d_ff"] == 32

@@ -46,3 +46,18 @@ def test_every_chart_is_followed_by_the_figure_in_numbers(page):
         kind, words = found[k + 1]
         assert kind == "text" and words.startswith(IN_NUMBERS)
         assert len(words) > len(IN_NUMBERS) + 20  # some numbers, not an empty line
+
+
+@pytest.mark.parametrize("page", [p for p in ALL_PAGES if p != GLOSSARY], ids=str)
+def test_no_page_points_to_a_lesson_the_learner_never_saw(page):
+    """Only the Glossary names the two lessons the app was built from, and says what they
+    are; elsewhere a page speaks of what the learner can see."""
+    at = open_page(page, ANSWERS.get(page))
+    said = " ".join(
+        [
+            *(e.value for e in [*at.markdown, *at.caption, *at.info, *at.success, *at.error]),
+            *(b.label for b in at.button),
+        ]
+    ).lower()
+    for phrase in ("the lesson's", "lesson 000", "by-hand lesson", "the lesson "):
+        assert phrase not in said, phrase
