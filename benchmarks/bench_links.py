@@ -17,20 +17,12 @@ from __future__ import annotations
 import sys
 import time
 from datetime import date
-from urllib.parse import parse_qsl, urlencode
 
 from ffn_ui.server import TRIM_EVERY
-from harness.caps import COSTLIEST_LINKS
+from harness.caps import COSTLIEST_LINKS, split_guesses
 from harness.class_protocol import Participant
 from harness.protocol import Visitor
 from harness.server import AppServer
-
-
-def split_guesses(query: str) -> tuple[str, list[tuple[str, str]]]:
-    """The link without its guesses, and the guesses, which a visitor makes by clicking."""
-    pairs = parse_qsl(query)
-    link = urlencode([(k, v) for k, v in pairs if not k.startswith("guess")])
-    return link, [(k, v) for k, v in pairs if k.startswith("guess")]
 
 
 def cost(page: str, query: str) -> tuple[float, float, float, float, list[str]]:

@@ -10,7 +10,7 @@ expensive link.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from streamlit.testing.v1 import AppTest
 
@@ -120,6 +120,14 @@ def as_link(at: AppTest, query: dict[str, str]) -> None:
             at.session_state[key] = value
         else:
             at.query_params[key] = value
+
+
+def split_guesses(query: str) -> tuple[str, list[tuple[str, str]]]:
+    """A link's query without its guesses, and the guesses, which a visitor makes by
+    clicking once the page is open."""
+    pairs = parse_qsl(query)
+    link = urlencode([(k, v) for k, v in pairs if not k.startswith("guess")])
+    return link, [(k, v) for k, v in pairs if k.startswith("guess")]
 
 
 def largest_chart(at: AppTest) -> int:

@@ -8,6 +8,8 @@ import threading
 import requests
 
 from ffn_ui.server import SESSION_UPLOADS
+from harness.caps import split_guesses
+from harness.class_protocol import Participant
 from harness.protocol import Visitor
 from harness.server import AppServer
 
@@ -16,13 +18,16 @@ UNTRAINED = [f"guess=no&bigger=true&task=sin&act={act}" for act in ("GELU-tanh",
 
 
 def cpu_of(app: AppServer, visitors: int, query: str) -> float:
-    """Server CPU seconds for `visitors` opening Collapse at `query` at the same moment."""
+    """Server CPU seconds for `visitors` at Collapse's `query` making its guess at the
+    same moment."""
     start, errors = threading.Barrier(visitors), []
 
     def visit() -> None:
-        with Visitor(app.port) as visitor:
+        link, guesses = split_guesses(query)  # a guess rides in no link: each clicks it
+        with Participant(app.port, link, "Collapse") as visitor:
             start.wait()
-            errors.extend(visitor.open("Collapse", query).exceptions)
+            for key, answer in guesses:
+                errors.extend(visitor.choose(key, answer).exceptions)
 
     before = app.cpu_seconds()
     threads = [threading.Thread(target=visit) for _ in range(visitors)]
