@@ -22,7 +22,8 @@ from ffn_ui.setup import setup
 from ffn_ui.url import bound_select_slider, bound_slider
 
 INTRO = (
-    "The Neurons and Real model pages show neurons that fire for several unrelated tokens. "
+    "A trained model has neurons that fire for several unrelated tokens (the Real model "
+    "page shows some). "
     "Why would a trained network do that? Here is the smallest model that does it: n "
     "features, each usually 0, squeezed into m < n hidden dimensions, h = W x, and read "
     "back as x' = ReLU(Wᵀ h + b). Training decides which features get a direction of their "

@@ -21,9 +21,10 @@ INTRO = (
     "The activation is the only bend in the FFN. ReLU, from the original Transformer "
     "(2017), cuts every negative score to exactly 0. GELU, used by BERT and GPT-2, weighs "
     "each score by how likely a standard normal value is to lie below it, so it bends "
-    "smoothly and lets small negative values through. SiLU (Swish) is similar, and Llama's "
-    "SwiGLU uses it as a gate. A smooth bend has a nonzero slope almost everywhere: a "
-    "neuron just below zero still gets a small gradient and can recover, where a ReLU "
+    "smoothly and outputs small negative values (never below about −0.17) for negative "
+    "scores. SiLU (Swish) is similar, and Llama's SwiGLU uses it as a gate. A smooth bend "
+    "has a nonzero slope almost everywhere: a neuron just below zero still gets a gradient "
+    "(GELU's slope there is about 0.5, fading further down) and can recover, where a ReLU "
     "neuron gets none."
 )
 NAMES = ACTIVATION_LABELS  # what the page shows -> the core's names

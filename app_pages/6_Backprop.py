@@ -110,10 +110,10 @@ elif guessed:
     st.dataframe(error_table(errors))
     st.caption(
         f"Computed in {dtype_name}. Max relative error: the largest, over a quantity's "
-        "entries, of |analytic − numerical| / (|analytic| + |numerical|). 1 means one of the "
-        "two is 0 and the other is not: in float32, often the numerical one, when the nudge "
-        "did not change the loss at all. Blue: within 1e-6, a correct backward pass. Yellow: "
-        "within 1e-4. Red: above."
+        "entries, of |analytic − numerical| / (|analytic| + |numerical|). 1 means they disagree "
+        "completely: opposite signs, or one of them 0 and the other not (in float32, often "
+        "the numerical one: the nudge did not change the loss at all). Blue: within 1e-6, a "
+        "correct backward pass. Yellow: within 1e-4. Red: above."
     )
     near = int(np.sum(np.abs(cache.h_pre) < eps)) if gate and not kink else 0
     if near:  # the lesson's own x = [1, −1] puts neuron 1's score exactly on 0
@@ -134,7 +134,7 @@ elif guessed:
         f"{backward_ms(dout, cache):.2f} ms and gives all of them at once.",
     )
 
-st.subheader("5. Exercise: a silent neuron passes no gradient")
+st.subheader("5. Exercise: a silent neuron and its gradient")
 silent = np.flatnonzero(cache.h_pre[0] <= 0)  # silent on the first position: ReLU passes 0
 if not gate:
     st.info("Switch the activation to ReLU to try this exercise.")

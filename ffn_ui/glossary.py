@@ -13,8 +13,8 @@ NOTATION = {
     "x @ W, here": "a token is a row x of d_model numbers, and FFN(x) = act(x·W1 + b1)·W2 + b2. "
     "W1 is d_model × d_ff, so neuron j's key is column j of W1; W2 is d_ff × d_model, so its "
     "value is row j of W2.",
-    "W @ x, in lesson 000": "the by-hand lesson writes FFN(x) = W2·relu(W1·x + b1) + b2 with "
-    "x a column: there W1 is d_ff × d_model and neuron j's key is row j of W1. Same numbers, "
+    "W @ x, in the by-hand lesson": "that lesson writes FFN(x) = W2·relu(W1·x + b1) + b2 "
+    "with x a column: there W1 is d_ff × d_model and neuron j's key is row j of W1. Same numbers, "
     "transposed (the Traps page shows what a wrong transpose does).",
     "h_pre, h, out": "the scores x·W1 + b1, the activations act(h_pre), and the output h·W2 + b2.",
 }
@@ -26,7 +26,8 @@ TERMS = {
     "With ReLU a neuron that does not fire writes nothing; with GELU or SiLU it still writes a "
     "little, sign-flipped (GELU(−1) = −0.16).",
     "dead neuron": "a neuron whose gradient is zero on every token of a batch: training cannot "
-    "change its key. With ReLU that happens whenever its score is negative on every token.",
+    "change its key. With ReLU that happens whenever its score is at or below zero on every "
+    "token.",
     "ReLU": "max(0, z): the original Transformer's bend; exactly 0 below zero.",
     "GELU": "z · Φ(z), Φ the standard normal CDF: a smooth ReLU (BERT, GPT-2). GPT-2 computes "
     "it with a tanh approximation (GELU-tanh).",
@@ -52,7 +53,7 @@ TERMS = {
     "sentence embedding, cosine": "a sentence's vector: the mean of its tokens' final "
     "states, scaled to length 1 (all-MiniLM-L6-v2's pooling). Two sentences' cosine is the "
     "dot product of their vectors over the product of their lengths: 1 for the same "
-    "direction, 0 for unrelated.",
+    "direction, 0 for orthogonal ones (unrelated sentences score near 0).",
     "logit": "a next-token score before the softmax: the final state, after the final norm, "
     "dotted with each token's output vector. The softmax turns the logits into probabilities.",
     "rank, rank-one": "a matrix's rank is how many independent directions its outputs can "
@@ -84,9 +85,9 @@ TERMS = {
     "them overlapping directions; it pays when features are sparse, because two that are "
     "rarely on together rarely interfere (Elhage et al. 2022).",
     "feature, importance": "in the Superposition toy, each of the n inputs is one feature: 0 "
-    "with probability 1 − p (the sparsity), else uniform in [0, 1]. The model must give every "
-    "feature back; its importance is the weight of that feature's squared error in the loss, "
-    "so a less important one is the first to be dropped.",
+    "with probability 1 − p (that share of zeros is the sparsity), else uniform in [0, 1]. "
+    "The model must give every feature back; its importance is the weight of that "
+    "feature's squared error in the loss, so a less important one is the first to be dropped.",
     "antipodal pair": "two features stored on one direction, pointing opposite ways (W_i = "
     "−W_j): the ReLU keeps them apart as long as they are rarely on together.",
     "polysemantic neuron": "a neuron that fires for several unrelated features, as "

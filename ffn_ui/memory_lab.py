@@ -22,8 +22,10 @@ def store_d_model(sidebar: int) -> int:
     d_model = min(sidebar, MAX_D_MODEL) if sidebar >= MIN_D_MODEL else 32
     if d_model != sidebar:
         st.info(
-            f"The fact store uses d_model = {d_model} (the sidebar has {sidebar}): it needs "
-            f"at least {MIN_D_MODEL} to tell 54 words apart, and at most {MAX_D_MODEL} is plenty."
+            f"The fact store uses d_model = {d_model} (the sidebar has {sidebar}): it uses "
+            f"at least {MIN_D_MODEL} dimensions, so that the 54 words' random vectors overlap "
+            f"little (two random directions in {MIN_D_MODEL} dimensions have a cosine of about "
+            f"±{1 / MIN_D_MODEL**0.5:.2f}), and at most {MAX_D_MODEL}."
         )
     return d_model
 
@@ -100,9 +102,9 @@ def edit_why(moved: int, shares: np.ndarray, row: int, fact_labels: list[str]) -
     if others.max() < ORTHOGONAL:
         return (
             f"{start}, here at most {others.max():.3f}. With at least as many neurons as the "
-            f"{d_ff_text}, u can be orthogonal to every other stored key, so none of them moves: "
-            "that holds by construction, however alike the facts. With fewer neurons than facts "
-            "(d_ff 4) it cannot, and the edit leaks."
+            f"{d_ff_text}, and keys that are linearly independent, u can be orthogonal to every "
+            "other stored key, so none of them moves: by construction, however alike the facts. "
+            "With fewer neurons than facts (d_ff 4) it cannot, and the edit leaks."
         )
     top = int(np.argmax(np.where(np.arange(len(shares)) == row, -np.inf, np.abs(shares))))
     return (

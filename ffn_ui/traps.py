@@ -67,6 +67,6 @@ def grade_exercise(typed: str) -> bool:
     else:
         st.error(
             "Not this time. Score each of the 3 neurons first (row j of W1 against x, "
-            "plus b1), pass them through ReLU, then take each row of W2 against them."
+            "plus b1), pass them through ReLU, then take each row of W2 against them and add b2."
         )
     return True

@@ -133,7 +133,7 @@ def test_the_precision_answer_holds_for_the_table_it_reveals_and_the_table_says_
     assert max(check_table(at).values()) >= 1e-2
     caption = " ".join(c.value for c in at.caption)
     assert "Max relative error: the largest, over a quantity's entries, of" in caption
-    assert "1 means one of the two is 0 and the other is not" in caption
+    assert "1 means they disagree completely: opposite signs, or one of them 0" in caption
 
 
 def test_rows_read_as_sequence_and_position_and_every_gradient_has_its_shape():

@@ -151,9 +151,14 @@ def test_every_term_the_issue_lists_is_explained_in_the_glossary():
               "activation × gradient", "R²", "dead neuron"]  # fmt: skip
     assert set(wanted) <= set(TERMS)
     assert "Meng et al. 2022" in TERMS["ROME"] and "counts as 2" in TERMS["FLOPs"]
-    assert {"d_model = C = D", "d_ff = H", "B", "T", "x @ W, here", "W @ x, in lesson 000"} <= set(
-        NOTATION
-    )
+    assert {
+        "d_model = C = D",
+        "d_ff = H",
+        "B",
+        "T",
+        "x @ W, here",
+        "W @ x, in the by-hand lesson",
+    } <= set(NOTATION)
     from helpers import GLOSSARY, open_page
 
     at = open_page(GLOSSARY)
