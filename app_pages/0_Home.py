@@ -21,7 +21,9 @@ INTRO = (
     "(usually four times as many), lets only some of them through a bend such as ReLU, "
     "and narrows the result back to `d_model` so it can be added to the token. "
     "Read each hidden neuron as a rule: its column of `W1` is a pattern it looks for "
-    "(a *key*), and its row of `W2` is what it writes when the pattern is there (a *value*)."
+    "(a *key*), and its row of `W2` is what it writes when the pattern is there (a *value*). "
+    "(This app writes x @ W; written W @ x, as many texts do, the keys are the rows of W1 "
+    "and the values the columns of W2.)"
 )
 SIDEBAR_NOTE = (
     "These settings shape every other page; the example on this page is the smallest FFN, "

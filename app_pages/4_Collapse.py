@@ -74,8 +74,8 @@ show_in_pairs(
 
 st.subheader("2. A stack of linear blocks is still one matrix")
 st.markdown(
-    "Fresh random blocks, not the sidebar's weights: L of them, each at most 64 → 256 → 64 "
-    "wide, with no activation, one after another."
+    "Fresh random blocks, not the sidebar's weights: L of them, each the sidebar's d_model → "
+    "d_ff → d_model (capped at 64 → 256 → 64), with no activation, one after another."
 )
 L = bound_slider("blocks L", "L", 1, 12, 3, 1)
 sd, sk = min(toy.d_model, STACK_D_MODEL), min(toy.d_ff, STACK_D_FF)

@@ -20,8 +20,10 @@ from ffn_ui.url import bound_slider
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most
 INTRO = (
     "A mixture-of-experts layer keeps E full FFNs, the experts, and a small router: a "
-    "linear map from the token to E scores. A softmax turns the scores into probabilities; "
-    "each token goes only to its k most probable experts, whose outputs are mixed with "
+    "linear map from the token to E scores (this page adds a bias to expert 1's score, to "
+    "try starving it; the parameter counts leave it out). A softmax turns the scores into "
+    "probabilities; each token goes only to its k most probable experts, whose outputs are "
+    "mixed with "
     "those probabilities renormalised to sum to 1. Mixtral 8x7B keeps 8 experts and uses 2 "
     "per token: 8× the FFN capacity at the FFN compute of 2."
 )
@@ -75,8 +77,9 @@ st.metric(
 )
 st.caption(
     "Training adds a small multiple of this loss so the router spreads tokens out. Push "
-    "expert 1's router bias down and, while k < E, it receives no tokens at all: it is "
-    f"starved, and its weights would stop learning. Expert 1 now receives {load[0]} token slots."
+    "expert 1's router bias far enough down and, while k < E, it receives no tokens at all: "
+    "it is starved, and its weights would stop learning. "
+    f"Expert 1 now receives {load[0]} token slots."
 )
 
 st.subheader("3. Capacity against compute")

@@ -97,3 +97,9 @@ def test_task_presets_ask_for_a_new_prediction():
     spiral.click().run()
     assert at.selectbox(key="task").value == "spiral"
     assert at.radio(key="guess").value == "not sure yet"
+
+
+def test_the_stack_says_its_blocks_follow_the_sidebar_up_to_a_cap():
+    at = open_page(COLLAPSE)
+    said = " ".join(m.value for m in at.markdown)
+    assert "each the sidebar's d_model → d_ff → d_model (capped at 64 → 256 → 64)" in said

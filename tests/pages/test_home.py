@@ -189,3 +189,10 @@ def test_the_terms_a_learner_met_unexplained_are_in_the_glossary_and_hold():
     np.testing.assert_allclose(x @ np.outer(u, v), (x @ u) * v)
     W = np.array([[1.0, -1.0, 0.0], [0.0, 0.0, 1.0]])  # features 1 and 2 antipodal, 3 alone
     np.testing.assert_allclose(feature_dimensionality(W), [0.5, 0.5, 1.0])
+
+
+def test_home_says_which_convention_makes_keys_columns(home):
+    home.run()
+    assert "This app writes x @ W; written W @ x, as many texts do, the keys are the rows" in (
+        all_text(home)
+    )
