@@ -11,7 +11,7 @@ from ffn_ui.buttons import preset_button
 from ffn_ui.display import show, show_in_pairs, tucked
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
+from ffn_ui.predict import predicted
 from ffn_ui.setup import setup
 from ffn_ui.training_cache import trained_memory
 from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_toggle
@@ -132,19 +132,10 @@ S_new, _ = memory.scores({**W, "W2": W2_new}, X, E, act)  # (F, V); change: (d_f
 top_new = S_new.argmax(axis=1)  # (F,)
 moved = [i for i in range(len(facts)) if i != f and top_new[i] != S[i].argmax()]
 shares_of_edit = memory.edit_shares(W, X, f, act)  # (F,): each key's share of the edit
-question = Question(
-    f"Predict: after the edit, will the other {len(facts) - 1} facts change their answer?",
-    "guess_edit",
-    ("none of them", "one or two", "more than two"),
-    answer="none of them" if not moved else "one or two" if len(moved) <= 2 else "more than two",
-    why=memory_lab.edit_why(len(moved), shares_of_edit, f, fact_labels),
-)
+question = memory_lab.edit_question(moved, shares_of_edit, f, fact_labels)
 if apply and predicted(question, setting=(tuple(facts), f, new_word, d_model, d_ff, act)):
     P_new = softmax(S_new)  # (F, V)
-    (st.success if top_new[f] == new_index else st.warning)(
-        f"“{subject}” now recalls “{VOCAB[top_new[f]]}” "
-        f"(probability {P_new[f, top_new[f]]:.0%}; it was {VOCAB[S[f].argmax()]})."
-    )
+    memory_lab.say_recall(subject, f, new_index, S, S_new, P_new)
     st.caption(f"Other facts whose answer changed: {len(moved)} of {len(facts) - 1}.")
     if moved:
         table = memory_lab.changed_answers(fact_labels, moved, S, P, S_new, P_new, shares_of_edit)

@@ -11,11 +11,11 @@ from ffn_core.init import init_weights
 from ffn_core.training import TASKS
 from ffn_ui import figures
 from ffn_ui.buttons import preset_button
-from ffn_ui.collapse import FITS, against_guessing, first_coordinates, fit_figure
+from ffn_ui.collapse import first_coordinates, fit_figure, fit_question
 from ffn_ui.display import show, show_in_pairs
 from ffn_ui.labels import labels
 from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
+from ffn_ui.predict import predicted
 from ffn_ui.setup import setup
 from ffn_ui.training_cache import trained
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
@@ -113,24 +113,7 @@ kind = TASKS[task]
 measure = "accuracy" if kind == "classify" else "R²"
 linear_result = partial(trained, task, "identity", d_ff, steps, seed=0)
 
-
-question = Question(
-    f"Predict first: can the FFN with no activation fit {task}? (It fits when its {measure} "
-    f"reaches {FITS:.2f}"
-    + (
-        "; R² is 1 minus the squared error over the target's variance.)"
-        if kind != "classify"
-        else ".)"
-    ),
-    "guess",
-    ("yes", "no"),
-    answer=lambda: "yes" if linear_result().scores[-1] >= FITS else "no",
-    why=lambda: (
-        f"with no bend the network is one matrix, x·W_eff + b_eff: a straight "
-        f"boundary or a straight line, and it reaches {measure} {linear_result().scores[-1]:.2f} "
-        f"on {task}{against_guessing(task, linear_result().scores[-1])}."
-    ),
-)
+question = fit_question(task, linear_result)
 if not predicted(question, setting=(task, bigger)):
     st.stop()
 results = {act: trained(task, act, d_ff, steps, seed=0) for act in ("identity", bent)}

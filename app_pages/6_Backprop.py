@@ -17,7 +17,7 @@ from ffn_ui.backprop import (
     half_width,
     power_of_ten,
     shapes_table,
-    silent_neuron_exercise,
+    silent_exercise,
     upstream_gradient,
 )
 from ffn_ui.buttons import preset_button
@@ -135,19 +135,8 @@ elif guessed:
     )
 
 st.subheader("5. Exercise: a silent neuron and its gradient")
-silent = np.flatnonzero(cache.h_pre[0] <= 0)  # silent on the first position: ReLU passes 0
-if not gate:
-    st.info("Switch the activation to ReLU to try this exercise.")
-elif len(silent) == 0:
-    st.info(
-        "Every neuron scores above 0 on the first token, so none is silent: change the first "
-        "token or the weights until one scores 0 or below."
-    )
-else:
-    j = int(silent[0])
-    margin = float(-cache.h_pre[0, j])  # how far the score is below zero
-    # copies: a fragment keeps its arguments, and a view would keep the whole model alive
-    block = [a.copy() for a in (x.reshape(-1, C)[0], W1, b1, W2, b2, dout2d[0])]
-    silent_neuron_exercise(*block, j, margin, toy.presenter)
+# copies: a fragment keeps its arguments, and a view would keep the whole model alive
+first = [a.copy() for a in (x.reshape(-1, C)[0], W1, b1, W2, b2, dout2d[0])]
+silent_exercise(first, cache.h_pre[0], gate, toy.presenter)
 
 next_step("app_pages/6_Backprop.py")

@@ -201,6 +201,22 @@ def batch_and_block(toy, B: int) -> tuple[np.ndarray, ...]:
     return x, toy.W1[:C, :H], toy.b1[:H], toy.W2[:H, :C], toy.b2[:C]
 
 
+def silent_exercise(first: list[np.ndarray], h_pre0: np.ndarray, gate: bool, presenter: bool):
+    """Section 5: the first silent neuron of the first token (score 0 or below under ReLU),
+    or why there is none. `first`: copies of (x0, W1, b1, W2, b2, dout0)."""
+    silent = np.flatnonzero(h_pre0 <= 0)  # ReLU passes 0 for these
+    if not gate:
+        st.info("Switch the activation to ReLU to try this exercise.")
+    elif len(silent) == 0:
+        st.info(
+            "Every neuron scores above 0 on the first token, so none is silent: change the "
+            "first token or the weights until one scores 0 or below."
+        )
+    else:
+        j = int(silent[0])
+        silent_neuron_exercise(*first, j, float(-h_pre0[j]), presenter)
+
+
 @st.fragment
 def silent_neuron_exercise(
     x0: np.ndarray,

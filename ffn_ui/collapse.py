@@ -3,6 +3,8 @@ how a trained network fits its task."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -10,6 +12,7 @@ import streamlit as st
 from ffn_core import ffn_forward
 from ffn_core.training import TASKS, TrainResult, make_task, probability_grid
 from ffn_ui import figures
+from ffn_ui.predict import Question
 
 MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full
 
@@ -38,6 +41,25 @@ def fit_figure(task: str, activation: str, result: TrainResult, title: str) -> g
         return figures.decision_surface(grid, prob, X, target, title)
     out, _ = ffn_forward(X, **result.weights, activation=activation)
     return figures.curve_fit(X[:, 0], target, out[:, 0], title)
+
+
+def fit_question(task: str, linear_result: Callable[[], TrainResult]) -> Question:
+    """Can the FFN with no activation fit `task`? Its answer trains the linear network
+    (`linear_result`, cached), only once the learner has guessed."""
+    measure = "accuracy" if TASKS[task] == "classify" else "R²"
+    r2 = "; R² is 1 minus the squared error over the target's variance" if measure == "R²" else ""
+    return Question(
+        f"Predict first: can the FFN with no activation fit {task}? (It fits when its "
+        f"{measure} reaches {FITS:.2f}{r2}.)",
+        "guess",
+        ("yes", "no"),
+        answer=lambda: "yes" if linear_result().scores[-1] >= FITS else "no",
+        why=lambda: (
+            f"with no bend the network is one matrix, x·W_eff + b_eff: a straight boundary or "
+            f"a straight line, and it reaches {measure} {linear_result().scores[-1]:.2f} on "
+            f"{task}{against_guessing(task, linear_result().scores[-1])}."
+        ),
+    )
 
 
 def against_guessing(task: str, accuracy: float) -> str:

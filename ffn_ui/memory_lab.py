@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.memory import FACT_TABLES, VOCAB, MemoryResult, usable_facts
+from ffn_ui.predict import Question
 from ffn_ui.training_cache import MEMORY_SECONDS
 from ffn_ui.url import literal
 
@@ -112,6 +113,28 @@ def edit_why(moved: int, shares: np.ndarray, row: int, fact_labels: list[str]) -
         f"With too few neurons for {d_ff_text}, u cannot be orthogonal to every other key, so "
         "the keys that resemble the edited one move too, and an answer flips where its lead "
         "was small."
+    )
+
+
+def edit_question(moved: list[int], shares: np.ndarray, row: int, fact_labels: list[str]):
+    """Section 6's question: will the other facts change their answer after the edit?"""
+    answer = "none of them" if not moved else "one or two" if len(moved) <= 2 else "more than two"
+    return Question(
+        f"Predict: after the edit, will the other {len(fact_labels) - 1} facts change their "
+        "answer?",
+        "guess_edit",
+        ("none of them", "one or two", "more than two"),
+        answer=answer,
+        why=edit_why(len(moved), shares, row, fact_labels),
+    )
+
+
+def say_recall(subject: str, row: int, new: int, S, S_new, P_new) -> None:
+    """What the edited fact recalls now, and what it recalled: S, S_new, P_new (F, V)."""
+    top = int(S_new[row].argmax())
+    (st.success if top == new else st.warning)(
+        f"“{subject}” now recalls “{VOCAB[top]}” "
+        f"(probability {P_new[row, top]:.0%}; it was {VOCAB[S[row].argmax()]})."
     )
 
 
