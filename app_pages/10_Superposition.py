@@ -66,8 +66,9 @@ if predicted(question, setting=(sparsity, decay)):
     st.caption(
         f"At {sp.sparsity_text(sparsity)} zeros and {sp.importance_text(decay)} the model keeps "
         f"{kept} of 5 features (‖W_i‖ above 0.5: {', '.join(f'{v:.2f}' for v in norms)}). "
-        "Notice the angles: with the dense preset the two kept features sit at right angles; "
-        "with the sparse ones all five spread out around the circle."
+        "Notice the angles between the kept arrows: at right angles two features do not "
+        "interfere; at any other angle they share the plane's two dimensions. After section "
+        "2's question, press Dense, Sparse and Very sparse to compare."
     )
     left, right = st.columns(2)
     with left:
@@ -79,7 +80,7 @@ if predicted(question, setting=(sparsity, decay)):
         )
     st.caption(
         "The diagonal of Wᵀ W is each feature's squared length; the rest is how much two "
-        "features interfere. Dense features leave it diagonal; sparse ones fill it in."
+        "features interfere: 0 off the diagonal means no interference at all."
     )
 
 st.subheader("2. The phase change")

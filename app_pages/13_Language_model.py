@@ -70,10 +70,12 @@ top_share = sum(p.push for p in pushers[: sections.TOP]) / per_neuron[per_neuron
 st.caption(
     "Notice which blocks the strongest pushers sit in, and how spread out the push is: "
     f"these {sections.TOP} give {top_share:.0%} of all the upward push of the "
-    f"{per_neuron.size:,} neurons. Each bar is h_j × (W_down[j] · u), with u the predicted "
-    "word's output vector times the final norm's weights over the final stream's RMS: what "
-    "the neuron adds to that word's logit at the last token, directly. It leaves out the "
-    "final norm's bend and what later blocks do with what the neuron wrote."
+    f"{per_neuron.size:,} neurons. A word's logit is its score before the softmax turns "
+    "scores into probabilities. Each bar is h_j × (W_down[j] · u), where u is the predicted "
+    "word's output vector scaled as the final RMSNorm scales the stream (its weights, "
+    "divided by the stream's root mean square), so that stream · u is the logit: the bar "
+    "is what the neuron adds to that word's logit at the last token, directly. It leaves "
+    "out how the norm's scale moves and what later blocks do with what the neuron wrote."
 )
 show(sections.pusher_bars(pushers), toy.presenter)
 choice = sections.pick_pusher(pushers)
@@ -103,9 +105,13 @@ st.subheader("5. Rewrite a fact")
 st.caption(
     "One rank-one change to one block's W_down can move a fact (ROME, Meng et al. 2022): "
     "W_down + k̂ δᵀ, the same form of update as the Memory lab's W2 + u ⊗ d, with k̂ in u's "
-    "role. Here the new value δ is found by gradient descent through the later blocks, and "
-    "k̂ = Σ⁻¹k*/(k*ᵀΣ⁻¹k*) from the subject's key k* and Σ, the mean of h hᵀ over ordinary "
-    "text (plus a small ridge): k̂ is scaled so that k* · k̂ = 1, not to length 1."
+    "role. Here the new value δ is found by gradient descent through the later blocks. k* "
+    "is the subject's key: the block's h at the subject's last token (averaged over a few "
+    "lead-in texts). Σ is the mean of h hᵀ "
+    "over 285 sentences written for this app (plus a small ridge), and "
+    "k̂ = Σ⁻¹k*/(k*ᵀΣ⁻¹k*): multiplying by Σ⁻¹, Σ's inverse, turns k̂ away from the "
+    "directions those sentences' keys use most, so that they receive little of δ; dividing "
+    "scales it so that k* · k̂ = 1 (the subject receives all of δ), not to length 1."
 )
 rewrite_section()
 st.page_link("app_pages/11_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")

@@ -1,5 +1,7 @@
 """Neurons: which hidden neurons fire for each token."""
 
+import hashlib
+
 import numpy as np
 import streamlit as st
 
@@ -15,10 +17,10 @@ from ffn_core.analysis import (
 from ffn_ui import figures
 from ffn_ui.display import show
 from ffn_ui.labels import labels, repeated_word
-from ffn_ui.neurons import strongest_table, view_controls
+from ffn_ui.neurons import firing_question, strongest_table, view_controls
 from ffn_ui.path import next_step
 from ffn_ui.pickers import pick_token_and_neuron
-from ffn_ui.predict import Question, predicted
+from ffn_ui.predict import predicted
 from ffn_ui.setup import setup
 
 INTRO = (
@@ -45,22 +47,10 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
     figures.MAX_COLUMNS,
 )
 
-repeated = repeated_word(toy.token_labels) if toy.tokens_from == "sentence" else None
-answered = False
-if repeated:  # asked before the heatmap, which shows the answer
-    word, a, b = repeated
-    same = bool(np.array_equal(h[a], h[b]))
-    rows = f"{toy.token_labels[a]} and {toy.token_labels[b]}"
-    question = Question(
-        f"Predict: will the rows of {rows} match?",
-        "guess_rows",
-        ("yes, exactly", "no"),
-        answer="yes, exactly" if same else "no",
-        why=f"each word here is one fixed vector, so “{word}” is the same input at both places, "
-        "and the FFN looks at one token at a time: same input, same output. That is what "
-        "position-wise means.",
-    )
-    answered = predicted(question, setting=(tuple(toy.token_labels), toy.d_model, toy.d_ff))
+# Asked before the heatmap and the counts below it, which show the answer.
+random_weights = st.session_state.get("init") in ("normal", "Xavier")
+question = firing_question(fired, threshold, random_weights)
+answered = predicted(question, setting=hashlib.sha256(fired.tobytes()).hexdigest()[:12])
 
 st.subheader(f"The {view} of every neuron for every token")
 st.caption(
@@ -79,12 +69,16 @@ show(
     key="heatmap",
 )
 
-if answered:
-    st.metric(f"largest difference between the rows of {rows}", f"{np.abs(h[a] - h[b]).max():g}")
+repeated = repeated_word(toy.token_labels) if toy.tokens_from == "sentence" else None
+if repeated:
+    word, a, b = repeated
+    difference = np.abs(h[a] - h[b]).max()
     st.caption(
-        "A real model adds a position signal to each token before its first block, and "
-        "attention mixes in the context, so there the two rows would differ: not "
-        "because of the FFN, but because its inputs do."
+        f"Notice the rows of {toy.token_labels[a]} and {toy.token_labels[b]}: the largest "
+        f"difference between them is {difference:g}. “{word}” is one fixed vector wherever it "
+        "stands, and the FFN looks at one token at a time: same input, same output (that is "
+        "what position-wise means). In a real model, a position signal and attention make "
+        "the two inputs differ, so the rows would too: not because of the FFN."
     )
 
 st.subheader("Per token: how many fired, and which most strongly")
@@ -117,17 +111,20 @@ show(
 )
 
 st.subheader("Sparsity of the whole input")
-left, right = st.columns(2)
-left.metric("activations that did not fire", f"{np.mean(~fired):.0%}")
-right.metric(
-    "activations exactly zero",
-    f"{sparsity(h):.0%}",
-    help="ReLU's silence is exact zeros; GELU and SiLU leave small values instead.",
-)
-show(
-    figures.histogram(h, threshold, f"{toy.activation_label} activations, all tokens"),
-    toy.presenter,
-)
+if answered:  # these count what the question asks
+    left, right = st.columns(2)
+    left.metric("activations that fired", f"{np.mean(fired):.0%}")
+    right.metric(
+        "activations exactly zero",
+        f"{sparsity(h):.0%}",
+        help="ReLU's silence is exact zeros; GELU and SiLU leave small values instead.",
+    )
+    show(
+        figures.histogram(h, threshold, f"{toy.activation_label} activations, all tokens"),
+        toy.presenter,
+    )
+else:
+    st.caption("Make your guess at the top of the page: this section counts its answer.")
 
 st.subheader("Look closer")
 t, j = pick_token_and_neuron(toy)

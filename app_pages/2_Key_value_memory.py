@@ -122,7 +122,7 @@ if len(silent):
         setting=(token, toy.activation, toy.d_model, toy.d_ff, k),
     ):
         st.caption(
-            f"{neurons[k]}'s write h × W2[{k + 1}]: largest entry "
+            f"{neurons[k]}'s write, h × its row of W2 (row {k + 1}): largest entry "
             f"{np.abs(h[k] * W2[k]).max():.3g}, against {np.abs(out).max():.3g} for the "
             "whole output."
         )

@@ -27,8 +27,8 @@ INTRO = (
     "Remove the activation and the FFN is x·W1·W2 plus a bias. Matrix products group "
     "freely, so W1·W2 is one d_model × d_model matrix: the expansion to d_ff and back buys "
     "nothing. Sections 1 and 2 take the activation away, whatever the sidebar says; the "
-    "third number of section 1 and the training of section 3 put the sidebar's bend back, "
-    "to compare."
+    "“same gap with …” number of section 1 and the training of section 3 put the "
+    "sidebar's bend back, to compare."
 )
 
 

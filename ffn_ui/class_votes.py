@@ -23,7 +23,17 @@ import hashlib
 import streamlit as st
 
 from ffn_ui import figures
-from ffn_ui.classroom import LIVE, REVEALED, STUDENTS, TEACHER, asked, store, teaching, voter
+from ffn_ui.classroom import (
+    LIVE,
+    REVEALED,
+    STUDENTS,
+    TEACHER,
+    asked,
+    client_address,
+    store,
+    teaching,
+    voter,
+)
 from ffn_ui.display import show
 from ffn_ui.room_store import ClassConnectionError, RoomError
 from ffn_ui.url import literal, sentence_start
@@ -96,7 +106,7 @@ def send(code: str, qid: str, answer: str | None) -> None:
     if len(sent) >= MAX_REMEMBERED:
         sent.clear()
     try:
-        store().vote(code, qid, voter(), answer)
+        store().vote(code, qid, voter(), answer, client_address())
     except ClassConnectionError as err:
         st.warning(f"{err} Your guess counts on your own page.")
         return

@@ -7,7 +7,37 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ffn_ui.predict import Question
 from ffn_ui.url import bound_select, bound_slider, bound_toggle
+
+SHARES = ("fewer than a third", "about half", "more than two thirds")
+
+
+def share_word(share: float) -> str:
+    """Which of SHARES a fraction falls in."""
+    return SHARES[0] if share < 1 / 3 else SHARES[1] if share <= 2 / 3 else SHARES[2]
+
+
+def firing_question(fired: np.ndarray, threshold: float, random_weights: bool) -> Question:
+    """How many of the T × d_ff activations fire: a learner who has read that FFNs are
+    sparse expects few; random weights fire about half the time."""
+    T, d_ff = fired.shape
+    share = float(np.mean(fired))
+    where = f" above {threshold:g}" if threshold > 0 else ""
+    reason = (
+        "with random weights, a score x · k + b is a sum of products as often negative as "
+        "positive, so it lands above zero about as often as below, and the neuron fires. "
+        "The sparse firing of a trained model is learned, not built in"
+        if random_weights
+        else "these weights are set by hand, so what fires is whatever they make it"
+    )
+    return Question(
+        f"Predict: of these {T} × {d_ff} = {T * d_ff} activations, how many fire{where}?",
+        "guess_fire",
+        SHARES,
+        answer=share_word(share),
+        why=f"{int(fired.sum())} of {T * d_ff} fired ({share:.0%}): {reason}.",
+    )
 
 
 def view_controls(toy) -> tuple[str, float, bool, bool]:

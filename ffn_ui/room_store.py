@@ -7,7 +7,7 @@ to look at; students' sessions read it, and answer its questions.
     look = store.look(code, "voter-id", following=True)  # a student's poll, every second
     look.version, look.view, look.revealed
     store.ask(code, key, "guess_rows:3f2a", ("yes, exactly", "no"))
-    store.vote(code, "guess_rows:3f2a", "voter-id", "no")
+    store.vote(code, "guess_rows:3f2a", "voter-id", "no", "198.51.100.4")
     store.tally(code, "guess_rows:3f2a")           # {"yes, exactly": 0, "no": 1}
     store.reveal(code, key, "guess_rows:3f2a")     # answers close; every page shows it
     store.end(code, key)                           # the class is over
@@ -30,8 +30,10 @@ The rules, the same in both:
 - A student counts as present for PRESENT_SECONDS after their last poll.
 - A vote is one per voter and question (a new one replaces the last), only for a question
   the teacher asked, only one of its answers, only until the teacher reveals it, and at
-  most VOTES_PER_MINUTE from one voter. Every size is capped, so no visitor can grow the
-  server's memory without bound.
+  most VOTES_PER_MINUTE from one voter; at most VOTERS_PER_ADDRESS voters vote within a
+  minute from one address (a script that invents voters is slowed, a class behind one
+  school address is not). Every size is capped, so no visitor can grow the server's
+  memory without bound.
 """
 
 from __future__ import annotations
@@ -68,7 +70,8 @@ MAX_VOTERS = 1000  # voters counted on one question, and students one room keeps
 MAX_VOTER_CHARS = 64  # a voter's id (a session's, made by the server)
 MAX_ADDRESS_CHARS = 64  # an address, as the server saw it
 VOTES_PER_MINUTE = 20  # from one voter in one room
-RATE_SECONDS = 60  # the window VOTES_PER_MINUTE counts in
+VOTERS_PER_ADDRESS = 150  # voters voting within RATE_SECONDS from one address: a lecture fits
+RATE_SECONDS = 60  # the window VOTES_PER_MINUTE and VOTERS_PER_ADDRESS count in
 ROOMS = "ffn:rooms"  # Redis: every held room's code, scored by when its teacher was heard
 
 
@@ -94,6 +97,10 @@ NOT_TEACHER = "Only the teacher's session can change what the class sees."
 UNKNOWN = "The teacher has not asked that question, or that is not one of its answers."
 CLOSED = "The teacher has revealed this answer; answers to it are closed."
 RATE = "Too many votes in a minute; wait a moment, then vote again."
+CROWD = (
+    f"{VOTERS_PER_ADDRESS} students from your network voted in the last minute, its most; "
+    "wait a moment, then vote again."
+)
 FULL_QUESTION = f"This question has counted {MAX_VOTERS:,} voters, its most."
 FULL_ROOM = f"This class keeps track of {MAX_VOTERS:,} students, its most."
 
@@ -203,6 +210,7 @@ class Room:
     revealed: set[str] = field(default_factory=set)
     present: dict[str, tuple[float, bool]] = field(default_factory=dict)  # voter -> (when, follows)
     recent: dict[str, deque] = field(default_factory=dict)  # voter -> times of their votes
+    origin: dict[str, str] = field(default_factory=dict)  # voter in `recent` -> their address
 
 
 class MemoryRoomStore:
@@ -290,10 +298,14 @@ class MemoryRoomStore:
             room.questions[question] = tuple(answers)
             room.votes.setdefault(question, {})
 
-    def vote(self, code: str, question: str, voter: str, answer: str | None) -> None:
-        """The voter's answer to the question; None takes their answer back."""
+    def vote(
+        self, code: str, question: str, voter: str, answer: str | None, address: str = ""
+    ) -> None:
+        """The voter's answer to the question; None takes their answer back. `address`
+        is where the voter's browser connects from, as far as the server can tell."""
         check_question(question, [] if answer is None else [answer])
         check_voter(voter)
+        address = address[:MAX_ADDRESS_CHARS]
         with self.lock:
             room = self.room(code)
             if question not in room.questions or (
@@ -306,8 +318,15 @@ class MemoryRoomStore:
             rate = self.times.rate
             for who in [w for w, t in room.recent.items() if now - t[-1] > rate]:
                 del room.recent[who]  # nobody is kept who has not voted within the window
+                room.origin.pop(who, None)
             if voter not in room.recent and len(room.recent) >= MAX_VOTERS:
                 raise RoomError(FULL_ROOM)
+            if (
+                address
+                and voter not in room.recent
+                and sum(a == address for a in room.origin.values()) >= VOTERS_PER_ADDRESS
+            ):
+                raise RoomError(CROWD)
             recent = room.recent.get(voter, deque())
             while recent and now - recent[0] > rate:
                 recent.popleft()
@@ -318,6 +337,7 @@ class MemoryRoomStore:
                 raise RoomError(FULL_QUESTION)
             recent.append(now)  # kept only once the vote is taken: never an empty record
             room.recent[voter] = recent
+            room.origin.setdefault(voter, address)
             if answer is None:
                 votes.pop(voter, None)
             else:
@@ -411,10 +431,12 @@ return 'ok'
 """
 
 # One vote, atomically: the room is held, the question was asked, has that answer and is
-# not revealed, the voter is under the rate and the question under its voters' cap; then
-# the vote is set (or, with no answer, taken back). KEYS: room, questions, votes, rate.
-# ARGV: question, voter, answer ('' to take back), how long votes are kept and the rate's
-# window (both in milliseconds), votes per window, most voters.
+# not revealed, the voter is under the rate, their address under its voters in the window
+# and the question under its voters' cap; then the vote is set (or, with no answer, taken
+# back). KEYS: room, questions, votes, rate, the address's voters (a sorted set by when
+# each first voted in the window). ARGV: question, voter, answer ('' to take back), how
+# long votes are kept and the rate's window (both in milliseconds), votes per window,
+# most voters, now (ms), voters per address and window ('0' when the address is unknown).
 VOTE_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
 local answers = redis.call('HGET', KEYS[2], ARGV[1])
@@ -432,6 +454,16 @@ end
 if tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[6]) then return 'rate' end
 if ARGV[3] ~= '' and redis.call('HEXISTS', KEYS[3], ARGV[2]) == 0
     and redis.call('HLEN', KEYS[3]) >= tonumber(ARGV[7]) then return 'full' end
+local crowd = tonumber(ARGV[9])
+if crowd > 0 then
+    local now = tonumber(ARGV[8])
+    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. (now - tonumber(ARGV[5])))
+    if not redis.call('ZSCORE', KEYS[5], ARGV[2]) then
+        if redis.call('ZCARD', KEYS[5]) >= crowd then return 'crowd' end
+        redis.call('ZADD', KEYS[5], now, ARGV[2])
+    end
+    redis.call('PEXPIRE', KEYS[5], ARGV[5])
+end
 if redis.call('INCR', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ARGV[5]) end
 if ARGV[3] == '' then redis.call('HDEL', KEYS[3], ARGV[2])
 else redis.call('HSET', KEYS[3], ARGV[2], ARGV[3]) end
@@ -454,6 +486,7 @@ REFUSALS = {  # what a script answers -> what the person is told
     "unknown": (RoomError, UNKNOWN),
     "closed": (RoomError, CLOSED),
     "rate": (RoomError, RATE),
+    "crowd": (RoomError, CROWD),
     "full": (RoomError, FULL_QUESTION),
     "address": (RoomError, FULL_ADDRESS),
 }
@@ -503,7 +536,7 @@ class RedisRoomStore:
             ) from err
 
     @staticmethod
-    def keys(code: str, question: str = "", voter: str = "") -> dict[str, str]:
+    def keys(code: str, question: str = "", voter: str = "", address: str = "") -> dict[str, str]:
         room = f"ffn:room:{code}"
         return {
             "room": room,
@@ -512,6 +545,7 @@ class RedisRoomStore:
             "following": f"{room}:following",
             "votes": f"{room}:votes:{question}",
             "rate": f"{room}:rate:{voter}",
+            "from": f"{room}:from:{address}",
         }
 
     def create(self, address: str = "") -> tuple[str, str]:
@@ -593,14 +627,19 @@ class RedisRoomStore:
             pipe.pexpire(names["questions"], ms(self.times.gone))
             self.reaching(pipe.execute)
 
-    def vote(self, code: str, question: str, voter: str, answer: str | None) -> None:
+    def vote(
+        self, code: str, question: str, voter: str, answer: str | None, address: str = ""
+    ) -> None:
         check_code(code)
         check_question(question, [] if answer is None else [answer])
         check_voter(voter)
-        names = self.keys(code, question, voter)
-        keys = [names["room"], names["questions"], names["votes"], names["rate"]]
+        address = address[:MAX_ADDRESS_CHARS]
+        names = self.keys(code, question, voter, address)
+        keys = [names["room"], names["questions"], names["votes"], names["rate"], names["from"]]
         limits = [ms(self.times.votes), ms(self.times.rate), VOTES_PER_MINUTE, MAX_VOTERS]
-        refused(self.reaching(self.vote_script, keys, [question, voter, answer or "", *limits]))
+        crowd = VOTERS_PER_ADDRESS if address else 0
+        args = [question, voter, answer or "", *limits, ms(time.time()), crowd]
+        refused(self.reaching(self.vote_script, keys, args))
 
     def tally(self, code: str, question: str) -> dict[str, int]:
         check_code(code)

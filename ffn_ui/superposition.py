@@ -81,23 +81,24 @@ def kept(model: ToyModel) -> int:
 
 
 def why_kept(count: int) -> str:
-    """One sentence on why the trained 5 -> 2 model keeps `count` features."""
+    """One sentence on what the trained 5 -> 2 model did to keep `count` features; when
+    sharing pays is section 2's question, so it is not said here."""
     if count == 5:
         return (
-            "features that are almost never on together can share directions: the model "
-            "spreads all five around the circle and lets the ReLU and the bias cut the small "
-            "overlaps."
+            "the model spreads all five around the circle: five arrows in a plane cannot all "
+            "be at right angles, so it accepts their overlaps and lets the ReLU and the bias "
+            "cut the small ones. Section 2 asks when such sharing pays."
         )
     if count == 2:
         return (
-            "features that are often on together would get in each other's way if they "
-            "shared directions, so the model gives two of them a dimension each, about at "
-            "right angles, and drops the rest."
+            "the model gives two features a dimension each, about at right angles, and drops "
+            "the rest: here, any overlap would cost more than it brings. Section 2 asks when "
+            "that changes."
         )
     return (
-        f"at this sparsity sharing directions pays for {count} features but not for all "
-        "five: they are on together often enough that squeezing in more would cost more in "
-        "interference than it brings."
+        f"the model shares the plane among {count} features and drops the rest: here, "
+        "squeezing in more would cost more in interference than it brings. Section 2 asks "
+        "when sharing pays."
     )
 
 
@@ -156,20 +157,46 @@ def write_five() -> None:
     FIVE_FILE.write_text(json.dumps({"models": models}) + "\n", "utf-8")
 
 
-PHASE_QUESTION = Question(
-    "Two features, one dimension, the second half as important. When do both get stored, "
-    "sharing the dimension?",
-    "guess_phase",
-    ("when they are dense", "when they are sparse", "never: one dimension, one feature"),
-    answer="when they are sparse",
-    why="dense features are often on together, so sharing would make them interfere all "
-    "the time; sparse ones rarely are, so the ReLU can cut the rare interference away.",
-)
+PHASE_ASKED = 0.5  # the importance of feature 2 the question asks about
+PHASE_ANSWERS = ("already at 50 % zeros", "from 80–90 % zeros", "only at 99 % zeros",
+                 "never: one dimension, one feature")  # fmt: skip
+
+
+def phase_question() -> Question:
+    """From what sparsity two features share one dimension, the second half as important:
+    intuition says only when very sparse; the trained cells share much sooner."""
+    row = phases()[PHASE_IMPORTANCES.index(PHASE_ASKED)]  # (sparsities,)
+    shared = [s for s, cell in zip(PHASE_SPARSITIES, row, strict=True) if cell == 2]
+    first = shared[0] if shared else None
+    answer = PHASE_ANSWERS[3 if first is None else 0 if first <= 0.5 else 1 if first <= 0.9 else 2]
+    if first is None:
+        why = "in these trained models feature 2 is never stored beside feature 1."
+    else:
+        together = (1 - first) ** 2
+        why = (
+            f"in these trained models both are stored, sharing, from {sparsity_text(first)} "
+            f"zeros on. There two features are on at once only {together:.0%} of the time "
+            "(each is on with probability 1 − sparsity): sharing costs interference only "
+            "then, and stores feature 2 whenever it is on alone"
+            + (
+                "; with no zeros they are always on together, and feature 2 is dropped."
+                if row[0] == 0
+                else "."
+            )
+        ).replace("%", " %")
+    return Question(
+        "Two features, one dimension, the second half as important. From what share of "
+        "zeros does the model store both, sharing the dimension?",
+        "guess_phase",
+        PHASE_ANSWERS,
+        answer=answer,
+        why=why,
+    )
 
 
 def phase_section(presenter: bool) -> None:
     """The phase diagram, after a prediction: what happens to feature 2 in each cell."""
-    if not predicted(PHASE_QUESTION):
+    if not predicted(phase_question()):
         return
     grid = phases()  # (importances, sparsities)
     st.caption(

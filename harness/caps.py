@@ -48,7 +48,7 @@ PAGES = {
             "sp_k": "10",
             "sp_sparsity": "99.9%",
             "guess_kept": "5",
-            "guess_phase": "when they are sparse",
+            "guess_phase": "already at 50 % zeros",
         },
     ),
     "Memory lab": (

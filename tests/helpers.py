@@ -144,7 +144,7 @@ ANSWERS = {
     COLLAPSE: {"guess": "no"},
     TRAPS: {"guess_stride": "the same answer", "guess_t": "the same answer", "guess_clamp": "no"},
     SCALE: {"guess_share": "about two thirds"},
-    SUPERPOSITION: {"guess_kept": "5", "guess_phase": "when they are sparse"},
+    SUPERPOSITION: {"guess_kept": "5", "guess_phase": "already at 50 % zeros"},
     POSITION_WISE: {"guess_rows_moved": "only its own row"},
     BACKPROP: {
         "guess_precision": "10⁻⁶ or smaller in float64, 10⁻² or worse in float32",

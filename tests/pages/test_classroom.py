@@ -122,12 +122,12 @@ def test_a_student_who_unfollows_explores_alone_and_catches_up_on_following_agai
 def test_a_students_own_display_and_guesses_are_not_followed():
     teacher, code, _ = start_class()
     teacher.sidebar.toggle(key="presenter").set_value(True).run()
-    teacher.radio(key="guess_rows").set_value("no").run()
+    teacher.radio(key="guess_fire").set_value("fewer than a third").run()
     set_d_ff(teacher, 20)
     student = open_page(NEURONS, {"room": code})
     assert student.session_state["d_ff"] == 20
     assert not student.session_state["presenter"]
-    assert student.session_state["guess_rows"] == "not sure yet"
+    assert student.session_state["guess_fire"] == "not sure yet"
 
 
 def test_a_student_follows_the_teachers_edited_weights():
@@ -270,8 +270,8 @@ def notes(at) -> str:
 
 
 def settled(at) -> bool:
-    """Whether the Neurons page shows what settles its question: the rows' difference."""
-    return any(m.label.startswith("largest difference between the rows") for m in at.metric)
+    """Whether the Neurons page shows what settles its question: the share that fired."""
+    return any(m.label == "activations that fired" for m in at.metric)
 
 
 def answers_line(at) -> str:
@@ -289,9 +289,12 @@ def reveal(teacher) -> None:
 def test_a_students_answer_is_in_without_a_verdict_until_the_teacher_reveals():
     teacher, code, _ = start_class()
     student = open_page(None, {"room": code})
-    student.radio(key="guess_rows").set_value("no").run()
+    student.radio(key="guess_fire").set_value("fewer than a third").run()
     text = notes(student)
-    assert "Your answer is in: `no`. The teacher reveals the answer to the whole class" in text
+    assert (
+        "Your answer is in: `fewer than a third`. The teacher reveals the answer to the whole class"
+        in text
+    )
     assert not any(v in text for v in VERDICTS)
     assert not settled(student)  # nothing that settles it is drawn
     teacher.run()
@@ -305,17 +308,23 @@ def test_the_teacher_sees_how_many_answered_not_what_until_the_reveal():
     students = [open_page(None, {"room": code}) for _ in range(3)]
     teacher.run()
     assert "0 of 3 students answered, 3 not yet" in answers_line(teacher)  # not sure: none
-    students[0].radio(key="guess_rows").set_value("no").run()
-    students[1].radio(key="guess_rows").set_value("yes, exactly").run()
-    students[1].radio(key="guess_rows").set_value("no").run()  # a new guess replaces the last
+    students[0].radio(key="guess_fire").set_value("fewer than a third").run()
+    students[1].radio(key="guess_fire").set_value("about half").run()
+    students[1].radio(key="guess_fire").set_value(
+        "fewer than a third"
+    ).run()  # a new guess replaces the last
     teacher.run()
     assert "2 of 3 students answered, 1 not yet" in answers_line(teacher)
     assert not [c for c in teacher.get("plotly_chart") if "the class's answers" in c.proto.spec]
-    students[2].radio(key="guess_rows").set_value("yes, exactly").run()
-    students[2].radio(key="guess_rows").set_value("not sure yet").run()  # takes it back
+    students[2].radio(key="guess_fire").set_value("about half").run()
+    students[2].radio(key="guess_fire").set_value("not sure yet").run()  # takes it back
     reveal(teacher)
     title, counts = class_chart(teacher)
-    assert counts == {"yes, exactly (the answer)": 0, "no": 2}  # "not sure yet" is no answer
+    assert counts == {
+        "fewer than a third": 2,
+        "about half (the answer)": 0,
+        "more than two thirds": 0,
+    }  # "not sure yet" is no answer
     assert "2 of 3 students answered, 1 not yet" in title
     charts = [json.loads(c.proto.spec) for c in teacher.get("plotly_chart")]
     (spec,) = [c for c in charts if "the class's answers" in str(c["layout"].get("title"))]
@@ -325,30 +334,36 @@ def test_the_teacher_sees_how_many_answered_not_what_until_the_reveal():
 def test_after_the_reveal_every_page_shows_the_answer_and_each_student_their_verdict():
     teacher, code, _ = start_class()
     right, wrong, silent = (open_page(None, {"room": code}) for _ in range(3))
-    right.radio(key="guess_rows").set_value("yes, exactly").run()
-    wrong.radio(key="guess_rows").set_value("no").run()
+    right.radio(key="guess_fire").set_value("about half").run()
+    wrong.radio(key="guess_fire").set_value("fewer than a third").run()
     reveal(teacher)
-    assert "Revealed to the class: the answer is yes, exactly." in notes(teacher)
+    assert "Revealed to the class: the answer is about half." in notes(teacher)
     title, counts = class_chart(teacher)
-    assert counts == {"yes, exactly (the answer)": 1, "no": 1}
-    assert title.endswith("; the answer is yes, exactly")
+    assert counts == {
+        "fewer than a third": 1,
+        "about half (the answer)": 1,
+        "more than two thirds": 0,
+    }
+    assert title.endswith("; the answer is about half")
     assert settled(teacher) and not settled(silent)  # the projected page shows what settles it
     assert not [b for b in teacher.button if b.label == "Reveal to the class"]
     for student in (right, wrong, silent):
         student.run()  # what each student's poll does on seeing the reveal
         assert not student.exception
-    assert "Right (you said yes, exactly)" in notes(right)
-    assert "Not this time: you said no, and the answer is yes, exactly." in notes(wrong)
-    assert "The teacher revealed the answer: yes, exactly." in notes(silent)
+    assert "Right (you said about half)" in notes(right)
+    assert "Not this time: you said fewer than a third, and the answer is about half." in notes(
+        wrong
+    )
+    assert "The teacher revealed the answer: about half." in notes(silent)
     assert "You did not answer." in notes(silent)
     assert settled(silent) and settled(wrong)
-    assert silent.session_state["guess_rows"] == "not sure yet"  # its own guess untouched
+    assert silent.session_state["guess_fire"] == "not sure yet"  # its own guess untouched
 
 
 def test_a_changed_setting_starts_a_new_count():
     teacher, code, _ = start_class()
     student = open_page(None, {"room": code})
-    student.radio(key="guess_rows").set_value("no").run()
+    student.radio(key="guess_fire").set_value("fewer than a third").run()
     teacher.run()
     assert "1 of 1 students answered" in answers_line(teacher)
     set_d_ff(teacher, 24)  # the question is about this model: a new one, a new count
@@ -359,8 +374,8 @@ def test_a_changed_setting_starts_a_new_count():
 
 def test_outside_a_class_a_guess_shows_its_verdict_at_once():
     at = open_page(NEURONS)
-    at.radio(key="guess_rows").set_value("no").run()
-    assert "Not this time: the answer is yes, exactly." in notes(at)
+    at.radio(key="guess_fire").set_value("fewer than a third").run()
+    assert "Not this time: the answer is about half." in notes(at)
 
 
 def test_a_page_with_several_questions_works_for_the_teacher_while_a_class_runs():
@@ -381,10 +396,10 @@ def test_a_page_with_several_questions_works_for_the_teacher_while_a_class_runs(
 def test_a_flood_of_guesses_from_one_student_is_refused_on_their_page():
     _, code, _ = start_class()
     student = open_page(None, {"room": code})
-    answers = ["no", "yes, exactly"]
+    answers = ["fewer than a third", "about half"]
     refused = []
     for k in range(25):
-        student.radio(key="guess_rows").set_value(answers[k % 2]).run()
+        student.radio(key="guess_fire").set_value(answers[k % 2]).run()
         refused.append(any("Too many votes in a minute" in w.value for w in student.warning))
     limit = room_store.VOTES_PER_MINUTE
     assert refused[:limit] == [False] * limit
@@ -395,12 +410,17 @@ def test_a_flood_of_guesses_from_one_student_is_refused_on_their_page():
 def test_a_view_naming_the_apps_own_keys_changes_only_settings():
     """Even a view written to the room some other way sets only controls' settings."""
     _, code, key = start_class()
-    planted = {"d_ff": 12, TEACHER: ["x", "y"], "bound_params": {}, "guess_rows": "no"}
+    planted = {
+        "d_ff": 12,
+        TEACHER: ["x", "y"],
+        "bound_params": {},
+        "guess_fire": "fewer than a third",
+    }
     store().show(code, key, {"page": "Neurons", "settings": planted})
     student = open_page(NEURONS, {"room": code})
     assert student.session_state["d_ff"] == 12
     assert TEACHER not in student.session_state
-    assert student.session_state["guess_rows"] == "not sure yet"
+    assert student.session_state["guess_fire"] == "not sure yet"
     assert not student.exception
 
 
@@ -413,17 +433,19 @@ def test_a_student_who_joins_the_teachers_next_class_follows_and_votes_in_it():
     for d_ff in (20, 24, 28, 32):
         set_d_ff(teacher, d_ff)
         student.run()
-    student.radio(key="guess_rows").set_value("no").run()
+    student.radio(key="guess_fire").set_value("fewer than a third").run()
     (end,) = [b for b in teacher.sidebar.button if b.label == "End the class"]
     end.click().run()
     (start,) = [b for b in teacher.sidebar.button if b.label == "Start a class"]
     start.click().run()
     new_code = teacher.session_state[TEACHER][0]
     student.sidebar.text_input(key="room").input(new_code).run()
-    teacher.sidebar.number_input(key="seed").set_value(7).run()  # the new class's update 2
+    teacher.toggle(key="sort").set_value(True).run()  # the new class's update 2
     student.run()
-    assert student.session_state["seed"] == 7
-    assert student.session_state["guess_rows"] == "no"  # the same question and answer
+    assert student.session_state["sort"] is True
+    assert (
+        student.session_state["guess_fire"] == "fewer than a third"
+    )  # the same question and answer
     teacher.run()
     assert "1 of 1 students answered" in answers_line(teacher)
 

@@ -107,13 +107,14 @@ def test_a_neuron_that_does_not_fire_still_writes_under_gelu_and_the_page_asks_f
     at = open_page(KEY_VALUE, {"act": act})
     question = at.radio(key="guess_kv")
     assert question.label.startswith(f"Predict: n{k + 1} scores {z[k]:.3g} for “1: the”")
-    assert not [c for c in at.caption if "'s write h × W2" in c.value]  # asked first
+    assert not [c for c in at.caption if "'s write, h × its row of W2" in c.value]  # asked first
     wrong = "its value, times its whole score"
     question.set_value(wrong).run()
     assert at.error[0].value.startswith(f"Not this time: the answer is {answer}.")
     at.radio(key="guess_kv").set_value(answer).run()
     assert at.success[0].value.startswith("Right:")
-    (said,) = [c.value for c in at.caption if "'s write h × W2" in c.value]
+    (said,) = [c.value for c in at.caption if "'s write, h × its row of W2" in c.value]
+    assert said.startswith(f"n{k + 1}'s write, h × its row of W2 (row {k + 1}):")  # one count
     assert f"largest entry {np.abs(h[k] * w['W2'][k]).max():.3g}" in said
     if act == "GELU":
         assert h[k] < 0 and f"= {h[k]:.3g}, so n{k + 1} still writes" in at.success[0].value

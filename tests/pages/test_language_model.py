@@ -9,6 +9,7 @@ from helpers import LANGUAGE_MODEL, decode, metric, open_page, traces, warnings_
 
 import ffn_ui.language_model as lm
 from ffn_core import fact_edit
+from ffn_core.corpus import load_corpus
 from ffn_core.fact_edit import FACTS, LAYER
 from ffn_core.prepared_facts import load_edit
 from ffn_core.smollm import Edit
@@ -65,6 +66,19 @@ def test_the_pushers_are_the_core_s_largest_attributions(smollm):
     assert f"these 10 give {share:.0%} of all the upward push" in " ".join(
         c.value for c in at.caption
     )
+
+
+def test_the_page_says_what_its_terms_mean_where_it_uses_them(smollm):
+    """A learner who knows attention but not this page's words: the logit, the final
+    norm's scale, k*, Σ and its inverse are each said in words beside the figure."""
+    at = open_page(LANGUAGE_MODEL)
+    captions = " ".join(c.value for c in at.caption)
+    assert "A word's logit is its score before the softmax" in captions
+    assert "divided by the stream's root mean square" in captions
+    assert "k* is the subject's key: the block's h at the subject's last token" in captions
+    assert "Σ⁻¹, Σ's inverse" in captions
+    assert f"over {len(load_corpus())} sentences written for this app" in captions  # Σ's
+    assert "ordinary text" not in captions
 
 
 def test_the_value_bars_are_the_neuron_s_push_on_every_token(smollm):

@@ -81,7 +81,9 @@ def test_per_token_counts_and_firing_rates_agree_with_the_heatmap():
     np.testing.assert_array_equal(trace_y(at, 1, kind="bar"), fired.sum(axis=1))
     rates = trace_y(at, 2, kind="bar")
     np.testing.assert_allclose(np.sort(rates)[::-1], np.sort(fired.mean(axis=0))[::-1])
-    assert at.metric[0].value == f"{np.mean(~fired):.0%}"
+    at.radio(key="guess_fire").set_value("about half").run()  # the share waits for a guess
+    (metric,) = [m for m in at.metric if m.label == "activations that fired"]
+    assert metric.value == f"{np.mean(fired):.0%}"
 
 
 def test_threshold_counts_fewer_firing_neurons_for_smooth_activations():
@@ -117,18 +119,43 @@ def test_neurons_that_stay_silent_on_every_token_are_counted():
         assert "Every neuron fired on at least one of these 6 tokens." in text
 
 
-def test_the_two_the_rows_question_waits_then_shows_they_match():
+def test_the_firing_question_waits_then_counts_what_fired():
+    """Asked before the heatmap, with the count it settles held back until a guess; the
+    answer and its numbers are the core's, recomputed here."""
+    x, w = expected_default_model()
+    fired = relu(x @ w["W1"] + w["b1"]) > 0
+    share = fired.mean()
+    expected = (
+        "fewer than a third"
+        if share < 1 / 3
+        else "about half"
+        if share <= 2 / 3
+        else "more than two thirds"
+    )
     at = open_page(NEURONS)
-    question = at.radio(key="guess_rows")
-    assert question.label == "Predict: will the rows of 1: the and 5: the match?"
-    assert not [m for m in at.metric if "largest difference" in m.label]
-    question.set_value("no").run()
-    assert "Not this time: the answer is yes, exactly." in at.error[0].value
-    assert "same input, same output" in at.error[0].value
-    (difference,) = [m for m in at.metric if "largest difference" in m.label]
-    assert difference.value == "0"
+    question = at.radio(key="guess_fire")
+    assert question.label == "Predict: of these 6 × 16 = 96 activations, how many fire?"
+    assert not [m for m in at.metric if m.label == "activations that fired"]
+    wrong = next(o for o in question.options[1:] if o != expected)
+    question.set_value(wrong).run()
+    verdict = at.error[0].value
+    assert f"Not this time: the answer is {expected}." in verdict
+    assert f"{fired.sum()} of 96 fired ({share:.0%})" in verdict
+    assert "with random weights" in verdict and "learned, not built in" in verdict
+    (metric,) = [m for m in at.metric if m.label == "activations that fired"]
+    assert metric.value == f"{share:.0%}"
+
+
+def test_a_repeated_word_s_rows_are_said_to_match_exactly():
+    at = open_page(NEURONS)
+    captions = " ".join(c.value for c in at.caption)
+    assert (
+        "Notice the rows of 1: the and 5: the: the largest difference between them is 0."
+        in captions
+    )
+    assert "same input, same output" in captions
     random = open_page(NEURONS, {"tokens": "random"})
-    assert not [r for r in random.radio if r.key == "guess_rows"]
+    assert "Notice the rows of" not in " ".join(c.value for c in random.caption)
 
 
 def test_the_heatmap_in_numbers_counts_who_fires_per_token_and_names_the_strongest():

@@ -26,7 +26,10 @@ def test_a_guess_reveals_the_arrows_and_overlaps_of_the_trained_model():
     at = open_page(SUPERPOSITION)
     at.radio(key="guess_kept").set_value("5").run()
     assert not at.exception
-    assert any(s.value.startswith("Right: features that are almost never on") for s in at.success)
+    assert any(
+        s.value.startswith("Right: the model spreads all five around the circle")
+        for s in at.success
+    )
     W = sp.toy(5, 2, 0.95, 1.0).W
     tips = traces(at, 0)
     for i, tip in enumerate(tips):
@@ -47,7 +50,7 @@ def test_the_question_asks_about_the_sliders_setting_and_answers_for_it():
     question.set_value("5").run()
     assert not at.exception
     (wrong,) = at.error
-    assert wrong.value.startswith("Not this time: the answer is 2. Features that are often on")
+    assert wrong.value.startswith("Not this time: the answer is 2. The model gives two features")
     assert "At 0% zeros and importance 0.7^i the model keeps 2 of 5 features" in at.caption[0].value
 
 
@@ -88,11 +91,17 @@ def test_the_polysemantic_neurons_are_marked_and_counted():
 def test_the_phase_grid_is_the_core_s_and_its_caption_counts_it():
     from ffn_core.superposition import phase_diagram
 
-    at = open_page(SUPERPOSITION)
-    at.radio(key="guess_phase").set_value("when they are dense").run()
-    assert any("Not this time: the answer is when they are sparse" in e.value for e in at.error)
-    (cells,) = traces(at, 0)
     grid = phase_diagram(np.array(sp.PHASE_SPARSITIES), np.array(sp.PHASE_IMPORTANCES))
+    half = grid[sp.PHASE_IMPORTANCES.index(0.5)]  # feature 2 half as important
+    first = sp.PHASE_SPARSITIES[int(np.argmax(half == 2))]
+    assert first == 0.5 and half[0] == 0  # shared from half zeros on, dropped with none
+    at = open_page(SUPERPOSITION)
+    assert "half as important. From what share of zeros" in at.radio(key="guess_phase").label
+    at.radio(key="guess_phase").set_value("only at 99 % zeros").run()
+    (verdict,) = [e.value for e in at.error if "Not this time" in e.value]
+    assert "the answer is already at 50 % zeros" in verdict
+    assert "sharing, from 50 % zeros on" in verdict and "only 25 % of the time" in verdict
+    (cells,) = traces(at, 0)
     assert np.array_equal(decode(cells["z"]), grid)
     dense = grid[:, 0]  # feature 2 dropped while less important, alone once more important
     assert dense.tolist() == [0, 0, 0, 1, 1, 1]
@@ -116,3 +125,21 @@ def test_every_five_feature_setting_is_shipped_and_some_train_to_it_again():
         np.testing.assert_allclose(shipped[setting].W, trained.W, atol=1e-9)
         np.testing.assert_allclose(shipped[setting].b, trained.b, atol=1e-9)
         np.testing.assert_allclose(shipped[setting].losses, trained.losses[-10:], atol=1e-12)
+
+
+def test_section_one_does_not_answer_section_two_s_question():
+    """What §1 says after its own guess stays about this setting: the rule that dense
+    features keep to their own dimensions and sparse ones share is §2's answer."""
+    at = open_page(SUPERPOSITION)
+    at.radio(key="guess_kept").set_value("5").run()
+    said = " ".join(c.value for c in at.caption) + " ".join(
+        m.value for m in [*at.success, *at.error]
+    )
+    assert "Notice the angles between the kept arrows" in said
+    for answer in (
+        "Dense features leave it diagonal",
+        "with the dense preset",
+        "often on together",
+        "almost never on together",
+    ):
+        assert answer not in said

@@ -15,7 +15,8 @@ import time
 import pytest
 
 from harness.class_protocol import Participant, bar_counts
-from harness.protocol import Control
+from ffn_ui.room_store import VOTES_PER_MINUTE
+from harness.protocol import Control, Seen
 from harness.protocol_walk import ProtocolWalker
 from harness.server import AppServer
 
@@ -73,7 +74,8 @@ class Lesson:
         """Run the timers until `condition()` holds; fail if it does not within `within`."""
         began = time.monotonic()
         while not condition():
-            assert time.monotonic() - began < within, f"after {self.trail[-3:]}: {what}"
+            said = what() if callable(what) else what
+            assert time.monotonic() - began < within, f"after {self.trail[-3:]}: {said}"
             self.tick()
 
     def caught_up(self, within: float = 3 * FOLLOW_SECONDS, values: bool = True) -> float:
@@ -235,15 +237,59 @@ def class_counts(teacher: Participant, key: str) -> dict[str, int]:
 CLASS_BUTTONS = ("Start a class", "End the class", "Reveal to the class", "GPT-2")
 TEACHERS_OWN = (*CLASS_BUTTONS, "class code")
 WALK_STEPS = 60  # random actions of the class walk
+# What a hostile visitor sends a control, each of the type its widget takes (a value of
+# another type fails inside Streamlit before any page code runs, on the sender's page
+# alone: `test_a_value_of_the_wrong_type_fails_only_the_page_that_sent_it`).
+WILD_NUMBERS = (1e12, -1e12, 1e-300)
+WILD_TEXTS = ("<script>alert(1)</script>", "../../etc/passwd", "", "x" * 100_000, "ffn:room:*")
+
+
+def wild_value(control: Control, rng: random.Random) -> dict[str, object] | None:
+    """A value far past anything the page offers, in the protocol field its widget uses;
+    None for a control that takes no such value (a button, a box to tick)."""
+    numbers = WILD_NUMBERS if control.integer else (*WILD_NUMBERS, float("nan"))
+    if control.kind == "slider" and not control.options:
+        return {"double_array_value": [rng.choice(numbers)]}
+    if control.kind == "number_input":
+        return {"double_value": rng.choice(numbers)}
+    if control.kind in ("radio", "selectbox", "text_input", "text_area"):
+        return {"string_value": rng.choice(WILD_TEXTS)}
+    return None
+
+
+def hostile_act(hostile: Participant, lesson: Lesson, rng: random.Random) -> tuple[str, Seen]:
+    """One thing a hostile visitor in the class does; what it was and the run it caused."""
+    act = rng.choice(["replay", "flood", "wild value", "hostile link"])
+    if act == "replay" and lesson.teacher.sent:  # the teacher's last message, from their page
+        seen = hostile.replay(lesson.teacher.sent[-1]) or hostile.shown
+        return "replays the teacher's last message", seen
+    if act == "flood" and questions(hostile.shown):
+        question = rng.choice(questions(hostile.shown))
+        seen = hostile.shown
+        for k in range(VOTES_PER_MINUTE + 5):  # past its rate
+            seen = hostile.use(question, question.options[k % len(question.options)])
+        return f"floods {question.key} with votes", seen
+    wild = [(c, v) for c in hostile.shown.controls if (v := wild_value(c, rng)) is not None]
+    if act == "wild value" and wild:
+        control, value = rng.choice(wild)
+        seen = hostile.change((control.id, control.fragment), **value)
+        return f"sends {control.key or control.label!r} {str(value)[:60]}", seen
+    query = rng.choice(["d_ff=-5&seed=nan", "d_model=99999&act=%3Cb%3E", "w1=%5B%5Bnan%5D%5D",
+                        "lm_text=" + "x" * 5000, "room=" + lesson.code + "&follow=maybe"])  # fmt: skip
+    hostile.query = f"room={lesson.code}&{query}"
+    return f"opens its page with ?{query[:40]}", hostile.send(hostile.message())
 
 
 def test_a_random_class_walk_never_shows_an_exception(app, walk_seed):
     """A teacher and students in a class, each doing random things: the teacher changes
     controls and pages, reveals, ends the class and starts another; students join by link
     or by typing the code, change their own controls, vote, unfollow and follow again.
-    No page ever shows an exception, and every follower shows the teacher's page."""
+    A hostile visitor sits in the class: they replay the teacher's messages, flood votes,
+    send controls values no browser sends and open hostile links. No page ever shows an
+    exception, theirs included, and every follower shows the teacher's page."""
     rng = random.Random(f"{walk_seed}:class")
     lesson = Lesson(app.port)
+    hostile = Participant(app.port, f"room={lesson.code}")
     walkers = [ProtocolWalker(lesson.teacher, rng, TEACHERS_OWN)]
     walkers += [ProtocolWalker(p, rng, CLASS_BUTTONS) for p in lesson.students]
     trail = lesson.trail
@@ -261,6 +307,7 @@ def test_a_random_class_walk_never_shows_an_exception(app, walk_seed):
         "a student unfollows or follows": 1,
         "a student joins": 1,
         "the teacher ends the class and starts another": 0.5,
+        "a hostile visitor acts": 1.5,
     }
     for _ in range(WALK_STEPS):
         (action,) = rng.choices(list(actions), weights=list(actions.values()))
@@ -298,16 +345,25 @@ def test_a_random_class_walk_never_shows_an_exception(app, walk_seed):
             lesson.students.append(newcomer)
             walkers.append(ProtocolWalker(newcomer, rng, CLASS_BUTTONS))
             trail.append("a student joins by typing the code")
+        elif action == "a hostile visitor acts":
+            what, seen = hostile_act(hostile, lesson, rng)
+            trail.append(f"hostile visitor {what}")
+            lesson.check([seen], "the hostile visitor")
         elif action == "the teacher ends the class and starts another":
             trail.append("teacher ends the class and starts another")
             lesson.check([lesson.teacher.press("End the class")], "the teacher")
             for k, s in enumerate(lesson.students):
+                if "follow" not in s.shown.widgets:
+                    continue  # they typed something else into the code box: in no class
                 lesson.until(lambda s=s: any("has ended" in n for n in s.shown.notes),
-                             f"student {k} sees the class end")  # fmt: skip
+                             lambda s=s, k=k: f"student {k} sees the class end, but shows "
+                             f"{s.shown.title!r}, notes {s.shown.notes}, timers "
+                             f"{s.shown.timers}", 3 * FOLLOW_SECONDS)  # fmt: skip
             lesson.code = lesson.teacher.start_class()
             for s in lesson.students:
                 (box,) = [c for c in s.shown.controls if c.key == "room"]
                 lesson.check([s.use(box, lesson.code)], "a student")
+            hostile = Participant(app.port, f"room={lesson.code}")  # they join the new class
         everyone_checked(f"after: {trail[-1]}")
 
 
@@ -324,6 +380,23 @@ def xsrf_cookie(token: bytes, mask: bytes) -> str:
     """Streamlit's XSRF cookie as a browser holds it: the token masked, version 2."""
     masked = bytes(b ^ mask[k % 4] for k, b in enumerate(token))
     return f"_streamlit_xsrf=2|{mask.hex()}|{masked.hex()}|1767225600"
+
+
+def test_a_value_of_the_wrong_type_fails_only_the_page_that_sent_it(app):
+    """A text sent as a number box's value, which no browser sends, fails inside
+    Streamlit before the page's code runs (the number box's own conversion). It shows on
+    the sender's page alone: the teacher and the class go on, and a reload of the sender's
+    page works."""
+    lesson = Lesson(app.port, students=1)
+    hostile = Participant(app.port, f"room={lesson.code}")
+    (d_ff,) = [c for c in hostile.shown.controls if c.key == "d_ff"]
+    seen = hostile.change((d_ff.id, d_ff.fragment), string_value="../../etc/passwd")
+    assert [e.split(":")[0] for e in seen.exceptions] == ["ValueError"]  # the type alone
+    (box,) = [c for c in lesson.teacher.shown.controls if c.key == "d_ff"]
+    lesson.act("the teacher sets d_ff to 24", lambda: lesson.teacher.use(box, 24))
+    assert lesson.students[0].values["d_ff"] == "24"
+    again = Participant(app.port, f"room={lesson.code}")  # the sender reloads
+    assert not again.shown.exceptions and again.values["d_ff"] == "24"
 
 
 def test_two_tabs_of_one_browser_count_as_one_student(app):

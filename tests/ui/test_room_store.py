@@ -205,6 +205,26 @@ def test_a_flood_of_votes_from_one_voter_is_refused_visibly_and_then_allowed(kin
     assert store.tally(code, "q1")["no"] == 2
 
 
+def test_one_address_brings_a_bounded_number_of_new_voters_a_minute(kind, request, monkeypatch):
+    """A script that invents a voter per vote (a new cookie each time) once voted as often
+    as it liked from one address; now it is slowed to VOTERS_PER_ADDRESS a minute, while
+    its voters already counted may still change their answers, and other addresses vote."""
+    monkeypatch.setattr(room_store, "VOTERS_PER_ADDRESS", 3)
+    store, advance = make_store(kind, request, SHORT)
+    code, key = store.create()
+    store.ask(code, key, "q1", ANSWERS)
+    for voter in ("a", "b", "c"):
+        store.vote(code, "q1", voter, "no", "203.0.113.9")
+    with pytest.raises(RoomError, match="from your network"):
+        store.vote(code, "q1", "d", "no", "203.0.113.9")
+    store.vote(code, "q1", "a", "it depends", "203.0.113.9")  # one already counted changes
+    store.vote(code, "q1", "e", "no", "198.51.100.4")  # another address is not held back
+    store.vote(code, "q1", "f", "no")  # nor a voter whose address the server cannot tell
+    advance(1.5)  # the window has passed
+    store.vote(code, "q1", "d", "no", "203.0.113.9")
+    assert store.tally(code, "q1") == {"yes, exactly": 0, "no": 5, "it depends": 1}
+
+
 def test_a_vote_refused_at_the_voters_cap_leaves_the_room_working(kind, request, monkeypatch):
     """A vote refused at a question's cap once left an empty record of its voter's recent
     votes behind, and every later vote in the room failed on it (IndexError)."""
