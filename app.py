@@ -8,6 +8,7 @@ student follows a class: then the teacher's page (ffn_ui/classroom.py).
 import streamlit as st
 
 from ffn_ui.classroom import catch_up
+from ffn_ui.history import back_keeps_settings
 from ffn_ui.path import HOME, TIERS
 
 pages = {
@@ -15,5 +16,6 @@ pages = {
     for tier, steps in TIERS.items()
 }
 page = st.navigation(pages, expanded=True)
+back_keeps_settings()  # Back and Forward keep the page's settings, as the menu does
 catch_up(page)  # a student following a class takes the teacher's page and settings
 page.run()

@@ -164,7 +164,7 @@ PAGES = {
 # charts at the default model (Collapse hides its training until the learner predicts)
 CHART_COUNTS = {
     "home": 2,
-    "neurons": 4,
+    "neurons": 3,  # the histogram waits for a guess
     "key_value": 4,
     "activations": 2,  # the hidden values wait for a prediction
     "collapse": 4,

@@ -245,6 +245,46 @@ def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser)
     page.close()
 
 
+def back_or_forward(page, reruns, move, title: str) -> int:
+    """Press Back (or Forward) until the page titled `title` shows; how many presses it
+    took. Streamlit pushes a history entry for each address it writes, the passing ones
+    of a page switch too, so one press may land on the page already shown: every entry
+    must keep the settings."""
+    for presses in range(1, 4):
+        before = reruns.finished
+        move()
+        reruns.wait_for_more_than(before, page)
+        expect(page.get_by_label("d_ff", exact=True)).to_have_value("24")  # never a reset
+        heading = page.locator('[data-testid="stMain"] h1').first
+        if heading.inner_text().startswith(title):
+            return presses
+    raise AssertionError(f"{title!r} did not come back: {page.url}")
+
+
+def test_back_and_forward_bring_a_page_s_settings_back(server, browser):
+    """Neurons with the scores shown, d_ff 24 and a guess, then Traps, then Back: Neurons
+    comes back as it was (Streamlit's page switch leaves an entry with an empty address,
+    and Back to it once reset every control to its default); Forward returns to Traps."""
+    page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    before = reruns.finished
+    page.get_by_text("pre-activation", exact=True).first.click()
+    reruns.wait_for_more_than(before, page)
+    set_number(page, reruns, "d_ff", 24)
+    before = reruns.finished
+    page.get_by_text("about half", exact=True).first.click()
+    reruns.wait_for_more_than(before, page)
+    go_to(page, reruns, "Traps")
+    expect(page).to_have_url(re.compile(r"/Traps\?d_ff=24$"), timeout=EXPECT_TIMEOUT)
+    assert back_or_forward(page, reruns, page.go_back, "Neurons") <= 2
+    scores = page.get_by_text("The pre-activation of every neuron for every token")
+    expect(scores).to_be_visible(timeout=EXPECT_TIMEOUT)  # drawn a moment after its run
+    expect(page.get_by_role("radio", name="about half")).to_be_checked()
+    expect(page).to_have_url(re.compile(r"/Neurons\?.*view=pre-activation"))
+    assert back_or_forward(page, reruns, page.go_forward, "Traps") <= 2
+    no_exception(page)
+    page.close()
+
+
 def test_the_sidebar_menu_lists_the_path_in_its_tiers_and_follows_a_click(server, browser):
     page, reruns = open_page(browser, f"{server.url}/Glossary", charts=0)
     headers = page.locator('[data-testid="stSidebarNav"] [data-testid="stNavSectionHeader"]')

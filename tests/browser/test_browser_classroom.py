@@ -98,6 +98,9 @@ def press_everything(teacher, reruns, students) -> None:
 
 
 def test_a_class_walks_the_whole_path_with_its_teacher(server, browser):
+    for heavy in ("Real_model", "Language_model"):  # their models load once per process
+        warm, _ = open_page(browser, f"{server.url}/{heavy}", charts=None)
+        warm.close()  # (2-4 s each): a follower is timed on the page, not on the load
     teacher, reruns = open_page(browser, server.url, charts=None)
     code, link = start_class(teacher)
     by_link, RERUNS[id(by_link)] = open_page(browser, link, None, viewport=PHONE)
