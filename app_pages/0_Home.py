@@ -49,11 +49,11 @@ about.markdown(
     "line x₂ = −x₁. Neuron 2's key is [1, −1]: its score x₁ − x₂ is positive wherever "
     "x₁ > x₂, the half below the line x₂ = x₁. Move the token and watch which fire."
 )
-left, right = st.columns(2)
-with left:
-    x1 = bound_slider("x₁", "x1", -3.0, 3.0, 1.0, 0.5)
-with right:
-    x2 = bound_slider("x₂", "x2", -3.0, 3.0, -1.0, 0.5)
+# On a projector the sliders sit beside the plane, so the token shows on the first screen.
+controls, plane = st.columns([2, 3]) if toy.presenter else (st.container(), st.container())
+left, right = (controls, controls) if toy.presenter else controls.columns(2)
+x1 = bound_slider("x₁", "x1", -3.0, 3.0, 1.0, 0.5, left)
+x2 = bound_slider("x₂", "x2", -3.0, 3.0, -1.0, 0.5, right)
 
 x = np.array([x1, x2])
 _, weights = lesson_example()
@@ -63,8 +63,9 @@ parts = contributions(x, W1, b1, W2, b2)  # (d_ff, d_model)
 neurons = ["neuron 1", "neuron 2"]
 fired = cache.h[0] > 0
 
-st.caption("Notice: a neuron fires exactly when the token lies in its shaded half-plane.")
-show(half_planes(W1.T, x), toy.presenter)
+controls.caption("Notice: a neuron fires exactly when the token lies in its shaded half-plane.")
+with plane:
+    show(half_planes(W1.T, x), toy.presenter)
 st.dataframe(
     pd.DataFrame(
         {

@@ -99,11 +99,12 @@ def rewrite_section() -> None:
         f"{result.after - result.before:+.2f} from {result.before:.2f}",
     )
     paraphrases, neighbours = tables(result)
-    left, right = st.columns(2)
-    left.markdown("**The same fact, asked otherwise** (should follow the edit)")
-    left.dataframe(paraphrases, hide_index=True)
-    right.markdown("**Other facts of the same kind** (should not change)")
-    right.dataframe(neighbours, hide_index=True)
+    # One above the other, each the page's width: side by side, their last columns (what
+    # the edit did) were cut off at 1280 pixels.
+    st.markdown("**The same fact, asked otherwise** (should follow the edit)")
+    st.dataframe(paraphrases, hide_index=True)
+    st.markdown("**Other facts of the same kind** (should not change)")
+    st.dataframe(neighbours, hide_index=True)
     st.code(fact.prompt + result.continuation, language=None, wrap_lines=True)
     followed = int((paraphrases["answer after the edit"] == word).sum())
     others = [n for n in result.neighbours if n.before != new]  # not already the new answer

@@ -936,23 +936,27 @@ def marker_scale(values: np.ndarray) -> dict:
     }
 
 
+LENS_ROW_PX = 18  # each block's row in the logit lens: its top token must fit in it
+
+
 def lens_strip(blocks: list[str], tops: list[str], p_target: np.ndarray, word: str) -> go.Figure:
-    """One cell per block: the top token read there, coloured by the target word's
-    probability there (p_target: (L,)), so where the answer appears is plain to see."""
+    """One row per block, read top to bottom: the top token read there, coloured by the
+    target word's probability there (p_target: (L,)), so where the answer appears is
+    plain to see. Rows, not columns: a token's text fits across, never in a thin cell."""
     cells = go.Heatmap(
-        z=f32(p_target)[None, :],
-        x=blocks,
-        y=["top token"],
-        text=[tops],
+        z=f32(p_target)[:, None],
+        x=["top token"],
+        y=blocks,
+        text=[[top] for top in tops],
         texttemplate="%{text}",
         colorscale=SEQUENTIAL,
         zmin=0,
         zmax=1,
-        colorbar={"title": f"p({word})", "thickness": 12},
-        hovertemplate="after block %{x}: top token “%{text}”<br>"
+        colorbar={"title": f"p({word})", "thickness": 12, "len": 0.6},
+        hovertemplate="after block %{y}: top token “%{text}”<br>"
         + f"p({word})"
         + " %{z:.3f}<extra></extra>",
-        xgap=1,
+        ygap=1,
     )
     first = next((b for b, top in zip(blocks, tops, strict=True) if top == word), None)
     on_top = (
@@ -966,8 +970,13 @@ def lens_strip(blocks: list[str], tops: list[str], p_target: np.ndarray, word: s
         f"{number(p_target.max())} at most. The top token after the last blocks: "
         f"{', '.join(late)}."
     )
+    height = 90 + LENS_ROW_PX * len(blocks)
     return figure(
-        [cells], 170, meta={"alt": alt}, xaxis={"title": "after block", "type": "category"}
+        [cells],
+        height,
+        meta={"alt": alt},
+        xaxis={"side": "top"},
+        yaxis={"title": "after block", "type": "category", "autorange": "reversed"},
     )
 
 

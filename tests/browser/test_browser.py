@@ -188,6 +188,24 @@ def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, brow
     page.close()
 
 
+# Where Home's token marker is drawn on the screen: the plane's y axis maps x₂ to pixels.
+TOKEN_MARKER_Y = """() => {
+    const gd = document.querySelector('.js-plotly-plot');
+    const y = gd._fullLayout.yaxis, marker = gd._fullData.find(t => t.mode === 'markers');
+    return gd.getBoundingClientRect().top + y._offset + y.l2p(marker.y[0]);
+}"""
+
+
+def test_home_on_a_projector_shows_the_token_on_the_plane_on_the_first_screen(server, browser):
+    """At 1024 x 768 in presenter mode the sliders sit beside the plane, so the token at
+    (1, −1) is on the first screen: under the sliders, the plane was cut at x₂ ≈ −0.8."""
+    page, _ = open_page(browser, f"{server.url}/?presenter=true", CHART_COUNTS["home"],
+                        viewport=PROJECTOR)  # fmt: skip
+    assert page.evaluate(TOKEN_MARKER_Y) < PROJECTOR["height"] - 20
+    no_exception(page)
+    page.close()
+
+
 def tab_to(page, label: str, presses: int = 120) -> None:
     """Press Tab, as a keyboard user does, until the control named `label` has the focus."""
     for _ in range(presses):

@@ -196,6 +196,8 @@ def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
     p = metric(at, "p(`␣Rome`)")
     assert float(p) > 0.5
     paraphrases, neighbours = (d.value for d in at.dataframe)
+    # each table the page's width: side by side, in columns, their last columns were cut
+    assert not [d for column in at.columns for d in column.dataframe]
     fact = FACTS["France's capital"]
     assert list(paraphrases["prompt"]) == list(fact.paraphrases)
     assert (neighbours["answer before"] == neighbours["answer after the edit"]).sum() >= 8

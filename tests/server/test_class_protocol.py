@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from harness.class_protocol import Participant, bar_counts
 from ffn_ui.room_store import VOTES_PER_MINUTE
+from harness.class_protocol import Participant, bar_counts
 from harness.protocol import Control, Seen
 from harness.protocol_walk import ProtocolWalker
 from harness.server import AppServer
@@ -274,8 +274,9 @@ def hostile_act(hostile: Participant, lesson: Lesson, rng: random.Random) -> tup
         control, value = rng.choice(wild)
         seen = hostile.change((control.id, control.fragment), **value)
         return f"sends {control.key or control.label!r} {str(value)[:60]}", seen
-    query = rng.choice(["d_ff=-5&seed=nan", "d_model=99999&act=%3Cb%3E", "w1=%5B%5Bnan%5D%5D",
-                        "lm_text=" + "x" * 5000, "room=" + lesson.code + "&follow=maybe"])  # fmt: skip
+    links = ["d_ff=-5&seed=nan", "d_model=99999&act=%3Cb%3E", "w1=%5B%5Bnan%5D%5D",
+             "lm_text=" + "x" * 5000, f"room={lesson.code}&follow=maybe"]  # fmt: skip
+    query = rng.choice(links)
     hostile.query = f"room={lesson.code}&{query}"
     return f"opens its page with ?{query[:40]}", hostile.send(hostile.message())
 

@@ -175,3 +175,20 @@ def test_the_figures_show_the_largest_shares_and_the_best_keys_and_values():
     key, value = figures.key_and_value_bars("n3", list("abcde"), shares[:5], names, shares)
     assert list(key.data[0].y) == sorted("abcde", key=lambda c: -shares["abcde".index(c)])
     assert list(value.data[0].y) == [names[j] for j in top[:8]]
+
+
+def test_the_logit_lens_gives_each_block_a_row_its_top_token_fits_in():
+    """Thirty blocks as thirty thin columns overlapped their top tokens' labels; each
+    block is now a row, as high as a line of text, read top to bottom."""
+    blocks = [str(b + 1) for b in range(30)]
+    tops = ["␣a", ".", "␣the", "␣capital"] * 7 + ["␣the", "␣Paris"]
+    p = np.linspace(0, 0.77, 30)
+    fig = figures.lens_strip(blocks, tops, p, "␣Paris")
+    (cells,) = fig.data
+    assert list(cells.y) == blocks and list(cells.x) == ["top token"]
+    assert [row[0] for row in cells.text] == tops
+    assert np.allclose(np.asarray(cells.z)[:, 0], p, atol=1e-6)
+    plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    assert plot_height / len(blocks) >= 16  # px a row: a label's line fits
+    assert fig.layout.yaxis.autorange == "reversed"  # block 1 at the top
+    assert "␣Paris first comes out on top after block 30" in fig.layout.meta["alt"]
