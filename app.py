@@ -2,12 +2,12 @@
 
 The pages, in the learning path's order and tiers (ffn_ui/path.py). Streamlit draws them as
 the sidebar's menu, once per run, and runs the page a link or a click asks for, unless a
-student follows a class: then the teacher's page (ffn_ui/classroom.py).
+student follows a class: then the teacher's page (ffn_ui/classroom/follow.py).
 """
 
 import streamlit as st
 
-from ffn_ui.classroom import catch_up
+from ffn_ui.classroom.follow import catch_up
 from ffn_ui.history import back_keeps_settings
 from ffn_ui.path import HOME, TIERS
 

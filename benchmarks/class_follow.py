@@ -7,7 +7,7 @@ One app server (the in-process room store) and Debian's Chromium: the teacher st
 class on Neurons, each student opens the join link, then the teacher types a new d_ff
 again and again. For each change, the time from the teacher's Enter until every student's
 d_ff box shows the new value (polled every 50 ms). The promise is 2 s: the teacher's page
-publishes every 0.5 s and a student's page looks every 1 s (ffn_ui/classroom.py).
+publishes every 0.5 s and a student's page looks every 1 s (ffn_ui/classroom/follow.py).
 """
 
 from __future__ import annotations

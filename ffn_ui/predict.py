@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ffn_ui.class_votes import class_round, in_class
+from ffn_ui.classroom.votes import class_round, in_class
 from ffn_ui.url import forget_url_value, sentence_start
 
 NOT_SURE = "not sure yet"
@@ -48,7 +48,7 @@ class Question:
 def predicted(question: Question, setting: object = None, container=st) -> bool:
     """Ask; once the learner has guessed, say whether it was right and why. Returns True
     after a guess, when the page may draw what settles the question. In a class, the
-    teacher reveals the answer to everyone at once (ffn_ui/class_votes.py)."""
+    teacher reveals the answer to everyone at once (ffn_ui/classroom/votes.py)."""
     state = st.session_state
     seen = f"{question.key}_setting"
     if state.get(seen, setting) != setting and state.get(question.key, NOT_SURE) != NOT_SURE:

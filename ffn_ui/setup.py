@@ -12,7 +12,7 @@ import streamlit as st
 
 from ffn_core.init import lesson_example
 from ffn_ui import editing
-from ffn_ui.classroom import class_controls
+from ffn_ui.classroom.follow import class_controls
 from ffn_ui.files import show_upload_result, weight_files
 from ffn_ui.inputs import model_weights, tokens
 from ffn_ui.server import configure_process, hand_back_freed_memory

@@ -16,10 +16,10 @@ import streamlit as st
 from helpers import NEURONS, TRAPS, decode, open_page
 from redis import OutOfMemoryError
 
-from ffn_ui import room_store
-from ffn_ui.class_votes import VOTED
-from ffn_ui.classroom import APPLIED, TEACHER, store
-from ffn_ui.room_store import CODE_PATTERN, ClassConnectionError, NotTeacherError
+from ffn_ui.classroom import store as room_store
+from ffn_ui.classroom.follow import APPLIED, TEACHER, store
+from ffn_ui.classroom.store import CODE_PATTERN, ClassConnectionError, NotTeacherError
+from ffn_ui.classroom.votes import VOTED
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 VERDICTS = ("Right", "Not this time", "The teacher revealed")

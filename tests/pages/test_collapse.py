@@ -13,7 +13,6 @@ from helpers import (
     metric,
     open_page,
     traces,
-    warnings_text,
 )
 
 from ffn_core.init import init_weights

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from ffn_ui.room_store import VOTES_PER_MINUTE
+from ffn_ui.classroom.store import VOTES_PER_MINUTE
 from harness.class_protocol import Participant, bar_counts
 from harness.protocol import Control, Seen
 from harness.protocol_walk import ProtocolWalker

@@ -20,7 +20,7 @@ import pytest
 from helpers import require
 
 from deploy.lecture_hall import LectureHall
-from ffn_ui.room_store import RedisRoomStore
+from ffn_ui.classroom.redis_store import RedisRoomStore
 from harness.class_protocol import Participant, bar_counts
 from harness.server import ROOT, answers, children_of, free_port
 

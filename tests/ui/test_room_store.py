@@ -12,13 +12,13 @@ import time
 
 import pytest
 
-from ffn_ui import room_store
-from ffn_ui.room_store import (
+from ffn_ui.classroom import store as room_store
+from ffn_ui.classroom.memory_store import MemoryRoomStore
+from ffn_ui.classroom.redis_store import RedisRoomStore
+from ffn_ui.classroom.store import (
     ClassConnectionError,
     Durations,
-    MemoryRoomStore,
     NotTeacherError,
-    RedisRoomStore,
     RoomError,
     RoomGoneError,
     read_code,

@@ -23,7 +23,7 @@ import hashlib
 import streamlit as st
 
 from ffn_ui import figures
-from ffn_ui.classroom import (
+from ffn_ui.classroom.follow import (
     LIVE,
     REVEALED,
     STUDENTS,
@@ -34,8 +34,8 @@ from ffn_ui.classroom import (
     teaching,
     voter,
 )
+from ffn_ui.classroom.store import ClassConnectionError, RoomError
 from ffn_ui.display import show
-from ffn_ui.room_store import ClassConnectionError, RoomError
 from ffn_ui.url import literal, sentence_start
 
 VOTED = "class_voted"  # session only: "code/question" -> the answer this session's vote holds

@@ -7,7 +7,7 @@ teacher's page and settings within a couple of seconds.
 The class code is a control bound to the URL (`?room=k7m2-x9qp-4hzt`), so a join link
 opens the class and every page keeps it. The teacher's key stays in the teacher's
 session, never in a URL: only that session can change what the room shows
-(ffn_ui/room_store.py checks it). The teacher's page publishes its page and settings from
+(ffn_ui/classroom/store.py checks it). The teacher's page publishes its page and settings from
 a polling fragment; a student's polling fragment sees a newer version and reruns the app,
 and `catch_up` copies the settings into the session before any control is drawn, then
 opens the teacher's page.
@@ -37,16 +37,16 @@ import segno
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ffn_ui.path import STEPS
-from ffn_ui.room_store import (
+from ffn_ui.classroom.memory_store import MemoryRoomStore
+from ffn_ui.classroom.redis_store import RedisRoomStore
+from ffn_ui.classroom.store import (
     ClassConnectionError,
-    MemoryRoomStore,
-    RedisRoomStore,
     RoomError,
     RoomGoneError,
     read_code,
     view_json,
 )
+from ffn_ui.path import STEPS
 from ffn_ui.url import REGISTRY_KEY, bound_text, bound_toggle, forget_url_value, literal
 
 ROOM = "room"  # the class code's control and URL key
