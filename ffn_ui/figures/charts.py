@@ -1,0 +1,237 @@
+"""The plain charts several pages use: bars, grouped bars, a histogram, a matrix
+heatmap, curves and log-scale lines."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ffn_ui.alt_text import number
+from ffn_ui.figures.base import (
+    COLOURS,
+    FIRED,
+    SEQUENTIAL,
+    SILENT,
+    SILENT_CELL,
+    ZERO_LINE,
+    diverging,
+    f32,
+    figure,
+    largest,
+    line_at,
+)
+
+
+def bars(
+    labels: list[str],
+    values,
+    title: str,
+    value_name: str,
+    colours=None,
+    horizontal=False,
+    highlight: int | None = None,
+    level: float | None = None,
+    level_name: str = "uniform load",
+) -> go.Figure:
+    """One bar per label with its exact value on hover; `highlight` outlines one bar, and
+    a dashed line marks `level`, named `level_name`."""
+    values = f32(values)
+    bar = go.Bar(
+        x=values if horizontal else labels,
+        y=labels if horizontal else values,
+        orientation="h" if horizontal else "v",
+        marker_color=colours if colours is not None else COLOURS[0],
+        hovertemplate=(
+            f"%{{y}}: {value_name} %{{x:.4g}}" if horizontal else f"%{{x}}: {value_name} %{{y:.4g}}"
+        )
+        + "<extra></extra>",
+    )
+    if highlight is not None:
+        widths = np.zeros(len(labels), np.float32)
+        widths[highlight] = 3
+        bar.marker.line = {"color": "black", "width": widths}
+    if horizontal:
+        axes = {"yaxis": {"autorange": "reversed", "type": "category"}}
+    else:
+        axes = {"xaxis": {"type": "category"}}
+    height = max(300, 40 + 24 * len(labels)) if horizontal else 320
+    marks = {}
+    if level is not None:
+        label = dict(x=1, xref="x domain", y=level, text=level_name, showarrow=False)
+        marks = {"shapes": [line_at(y=level, dash="dash")], "annotations": [label]}
+    return figure([bar], height, title=title, **axes, **marks)
+
+
+def class_answers(answers: list[str], counts: list[int], title: str) -> go.Figure:
+    """A class's answers to one question: one bar of students per answer, compact, so
+    that a projected page keeps its own figure on the first screen."""
+    bar = go.Bar(
+        x=f32(counts),
+        y=answers,
+        orientation="h",
+        marker_color=COLOURS[0],
+        hovertemplate="%{y}: %{x} students<extra></extra>",
+    )
+    whole = max(1, math.ceil(max(counts, default=0) / 5))  # students are whole
+    xaxis = {"dtick": whole, "rangemode": "tozero", "title": "students"}
+    yaxis = {"autorange": "reversed", "type": "category"}
+    height = 90 + 30 * len(answers)
+    return figure([bar], height, title=title, xaxis=xaxis, yaxis=yaxis)
+
+
+def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:
+    """Distribution of activations, binned in NumPy so only the counts travel. Values that
+    are not finite cannot be binned; the title says how many were left out."""
+    values = np.asarray(values).ravel()
+    finite = values[np.isfinite(values)]
+    if finite.size < values.size:
+        title += f" ({values.size - finite.size} not finite, left out)"
+    counts, edges = np.histogram(finite, bins=60)
+    centres = (edges[:-1] + edges[1:]) / 2
+    bar = go.Bar(
+        x=f32(centres),
+        y=f32(counts),
+        width=f32(np.diff(edges)),
+        marker_color=np.where(centres > threshold, FIRED, SILENT),
+        hovertemplate="around %{x:.3g}: %{y} activations<extra></extra>",
+    )
+    label = {
+        "x": threshold,
+        "y": 1,
+        "yref": "y domain",
+        "text": "fires above",
+        "showarrow": False,
+        "xanchor": "left",
+    }
+    zeros, above = int(np.sum(finite == 0)), int(np.sum(finite > threshold))
+    alt = (
+        f"{number(finite.size)} activations: {number(zeros)} exactly 0, {number(above)} above "
+        f"the dashed line at {number(threshold)} (fires above); the smallest "
+        f"{number(finite.min())}, the largest {number(finite.max())}."
+        if finite.size
+        else "No finite activations."
+    )
+    return figure(
+        [bar],
+        320,
+        title=title,
+        meta={"alt": alt},
+        xaxis={"title": "activation"},
+        yaxis={"title": "count"},
+        shapes=[line_at(x=threshold, dash="dash")],
+        annotations=[label],
+    )
+
+
+def grouped_bars(series: dict[str, np.ndarray], coord_labels: list[str], title: str) -> go.Figure:
+    """Several vectors side by side, one group per coordinate."""
+    data = [
+        go.Bar(
+            x=coord_labels,
+            y=f32(values),
+            name=name,
+            marker_color=COLOURS[k % len(COLOURS)],
+            hovertemplate=f"{name} %{{x}} = %{{y:.4g}}<extra></extra>",
+        )
+        for k, (name, values) in enumerate(series.items())
+    ]
+    return figure(
+        data,
+        360,
+        barmode="group",
+        title=title,
+        legend={"orientation": "h", "y": -0.2},
+        xaxis={"type": "category"},
+        shapes=[line_at(y=0, **ZERO_LINE)],
+    )
+
+
+def matrix_heatmap(
+    values: np.ndarray, rows: list[str], cols: list[str], title: str, what: str = "value"
+) -> go.Figure:
+    """Any matrix on a diverging scale centred on zero, exact values on hover."""
+    heatmap = go.Heatmap(
+        z=f32(values),
+        x=cols,
+        y=rows,
+        **diverging(values),
+        colorbar={"title": what, "thickness": 12},
+        hovertemplate=f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>",
+    )
+    return figure(
+        [heatmap],
+        min(700, max(260, 80 + 26 * len(rows))),
+        title=title,
+        yaxis={"autorange": "reversed", "type": "category"},
+        xaxis={"type": "category"},
+    )
+
+
+def curves(
+    z: np.ndarray,
+    series: dict[str, np.ndarray],
+    title: str,
+    xtitle: str,
+    ytitle: str,
+    zero_lines: bool = True,
+    **layout,
+) -> go.Figure:
+    """One line per series over the same x axis; zero_lines draws the axes through 0."""
+    data = [
+        go.Scatter(
+            x=f32(z),
+            y=f32(values),
+            mode="lines",
+            name=name,
+            line={"color": COLOURS[k % len(COLOURS)], "width": 3},
+            hovertemplate=f"{name}(%{{x:.3f}}) = %{{y:.6g}}<extra></extra>",
+        )
+        for k, (name, values) in enumerate(series.items())
+    ]
+    shapes = [line_at(y=0, **ZERO_LINE), line_at(x=0, **ZERO_LINE)] if zero_lines else []
+    shapes += layout.pop("shapes", [])
+    axes = {"xaxis": {"title": xtitle}, "yaxis": {"title": ytitle}}
+    for axis in ("xaxis", "yaxis"):
+        axes[axis].update(layout.pop(axis, {}))
+    return figure(data, 380, title=title, hovermode="x unified", shapes=shapes, **axes, **layout)
+
+
+def log_lines(*args, log_x: bool = False, **layout) -> go.Figure:
+    """`curves`, with the same arguments, on a log y axis (and a log x axis with log_x)."""
+    return curves(
+        *args,
+        zero_lines=False,
+        legend={"orientation": "h", "y": -0.2},
+        yaxis={"type": "log"},
+        xaxis={"type": "log"} if log_x else {},
+        **layout,
+    )
+
+
+def spread_heatmap(values: np.ndarray, rows: list[str], cols: list[str]) -> go.Figure:
+    """How far each token's vector moved after each layer: (rows, cols), all >= 0.
+
+    A sequential scale (white = unmoved), since there is no sign to show.
+    """
+    heatmap = go.Heatmap(
+        z=f32(values),
+        x=cols,
+        y=rows,
+        colorscale=SEQUENTIAL,
+        zmin=0,
+        zmax=largest(values),
+        colorbar={"title": "moved", "thickness": 12},
+        hovertemplate="%{y}<br>token %{x}<br>moved by %{z:.4g}<extra></extra>",
+        xgap=1,
+        ygap=1,
+    )
+    return figure(
+        [heatmap],
+        340,
+        title="how far each token's vector moved",
+        yaxis={"autorange": "reversed", "type": "category"},
+        xaxis={"type": "category", "title": "token"},
+        plot_bgcolor=SILENT_CELL,
+    )

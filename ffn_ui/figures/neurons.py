@@ -1,0 +1,71 @@
+"""Who fires: the Neurons page's heatmap of every neuron for every token."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ffn_ui.figures.base import FIRED_SCALE, SILENT_CELL, diverging, f32, figure, largest
+
+
+def most_active_columns(
+    values: np.ndarray, fired: np.ndarray, order: np.ndarray, labels: list[str], keep: int
+) -> tuple[np.ndarray, np.ndarray, list[str], str]:
+    """Columns in `order`; past `keep`, the rest become one column of their mean.
+
+    values, fired: (T, d_ff). Returns (values, fired, labels, a note saying what was done).
+    """
+    d_ff = values.shape[1]
+    if d_ff <= keep:
+        return values[:, order], fired[:, order], [labels[j] for j in order], ""
+    shown, rest = order[: keep - 1], order[keep - 1 :]
+    merged = values[:, rest].mean(axis=1, keepdims=True)  # (T, 1)
+    values = np.hstack([values[:, shown], merged])
+    fired = np.hstack([fired[:, shown], np.zeros((fired.shape[0], 1), bool)])
+    note = (
+        f"the {keep - 1} most active of {d_ff} neurons; "
+        f"the last column is the mean of the other {len(rest)}"
+    )
+    return values, fired, [labels[j] for j in shown] + [f"other {len(rest)}"], note
+
+
+def firing_heatmap(
+    values: np.ndarray,
+    fired: np.ndarray,
+    token_labels: list[str],
+    neuron_labels: list[str],
+    what: str,
+    mask: bool,
+) -> go.Figure:
+    """Token x neuron heatmap. values, fired: (T, K).
+
+    With mask, only fired cells are coloured, on a scale whose faintest red is still
+    clearly a colour; silent cells are blank grey and, when the cells are wide enough to
+    hold it, marked with a dot, so a faint firing never looks like silence. Without mask,
+    every cell shows its value on a diverging scale: blue below zero, white at zero.
+    """
+    z = np.where(fired, values, np.nan) if mask else values
+    scale = diverging(values)
+    if mask:
+        scale = {"colorscale": FIRED_SCALE, "zmin": 0, "zmax": largest(np.where(fired, values, 0))}
+    marks = {}
+    if mask and len(neuron_labels) <= 64:
+        marks = {"text": np.where(fired, "", "·"), "texttemplate": "%{text}"}
+    heatmap = go.Heatmap(
+        z=f32(z),
+        x=neuron_labels,
+        y=token_labels,
+        **scale,
+        **marks,
+        colorbar={"title": what, "thickness": 12},
+        hovertemplate=f"token %{{y}}<br>neuron %{{x}}<br>{what} %{{z:.4g}}<extra></extra>",
+        xgap=1 if len(neuron_labels) <= 64 else 0,
+        ygap=1,
+    )
+    return figure(
+        [heatmap],
+        min(900, max(340, 80 + 34 * len(token_labels))),
+        yaxis={"autorange": "reversed", "title": "token", "type": "category"},
+        xaxis={"title": "hidden neuron", "type": "category"},
+        plot_bgcolor=SILENT_CELL,
+    )

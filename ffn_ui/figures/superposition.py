@@ -1,0 +1,78 @@
+"""Superposition: feature arrows and the phase diagram."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ffn_ui.figures.base import COLOURS, arrow, f32, figure
+
+
+def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
+    """Each feature's direction W[:, i] in a 2-D hidden space, as an arrow from the origin.
+
+    W: (2, n). A dropped feature is a dot at the origin; features sharing the plane spread
+    out like the spokes of a polygon.
+    """
+    arrows, data = [], []
+    for i, name in enumerate(names):
+        x, y = float(W[0, i]), float(W[1, i])
+        colour = COLOURS[i % len(COLOURS)]
+        arrows.append(arrow((0, 0), (x, y), colour))
+        data.append(
+            go.Scatter(
+                x=f32([x]),
+                y=f32([y]),
+                mode="markers+text",
+                name=name,
+                text=[name],
+                textposition="top center",
+                marker={"color": colour, "size": 7},
+                hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
+            )
+        )
+    limit = 1.25 * max(1.0, float(np.abs(W).max()))
+    return figure(
+        data,
+        420,
+        annotations=arrows,
+        showlegend=False,
+        xaxis={"range": [-limit, limit], "title": "hidden 1", "zeroline": True},
+        yaxis={"range": [-limit, limit], "title": "hidden 2", "scaleanchor": "x", "zeroline": True},
+    )
+
+
+PHASE_COLOURS = ("#BBBBBB", COLOURS[0], COLOURS[5])  # grey, blue, vermillion
+
+
+def phase_heatmap(
+    phases: np.ndarray, xs: list[str], ys: list[str], names: tuple[str, ...], title: str
+) -> go.Figure:
+    """A categorical grid: phases (rows, cols) of ints indexing `names`, one colour each,
+    and the phase's name in every cell, so colour is never the only carrier."""
+    k = len(names)
+    scale = []
+    for i, colour in enumerate(PHASE_COLOURS[:k]):
+        scale += [[i / k, colour], [(i + 1) / k, colour]]
+    text = np.array(names, dtype=object)[phases]
+    cells = go.Heatmap(
+        z=f32(phases),
+        x=xs,
+        y=ys,
+        zmin=-0.5,
+        zmax=k - 0.5,
+        colorscale=scale,
+        showscale=False,
+        text=text,
+        texttemplate="%{text}",
+        hovertemplate="sparsity %{x}, importance %{y}: %{text}<extra></extra>",
+        xgap=2,
+        ygap=2,
+    )
+    return figure(
+        [cells],
+        380,
+        title=title,
+        xaxis={"title": "sparsity 1 − p", "type": "category"},
+        yaxis={"title": "importance of feature 2", "type": "category"},
+    )

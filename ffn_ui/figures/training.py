@@ -1,0 +1,133 @@
+"""Training and checking: Collapse's decision surface and fit, Backprop's ε sweep and
+the loss along a score."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ffn_ui.figures.base import COLOURS, DIVERGING, SILENT, diverging, f32, figure, line_at
+from ffn_ui.figures.charts import log_lines
+
+
+def surface_contour(
+    xs: np.ndarray, ys: np.ndarray, values: np.ndarray, title: str, xtitle: str, ytitle: str
+) -> go.Figure:
+    """A function of two inputs as filled contours around zero; values: (len(ys), len(xs))."""
+    contour = go.Contour(
+        x=f32(xs),
+        y=f32(ys),
+        z=f32(values),
+        **diverging(values),
+        colorbar={"thickness": 12},
+        contours={"showlabels": True},
+        hovertemplate=(
+            f"{xtitle} %{{x:.2f}}, {ytitle} %{{y:.2f}}<br>value %{{z:.4g}}<extra></extra>"
+        ),
+    )
+    return figure([contour], 420, title=title, xaxis={"title": xtitle}, yaxis={"title": ytitle})
+
+
+def decision_surface(
+    grid: np.ndarray, prob: np.ndarray, X: np.ndarray, y: np.ndarray, title: str
+) -> go.Figure:
+    """P(class 1) over a square grid, with the training points on top. prob: (G, G)."""
+    data = [
+        go.Heatmap(
+            x=f32(grid),
+            y=f32(grid),
+            z=f32(prob),
+            colorscale=DIVERGING,
+            zmid=0.5,  # undecided is white
+            zmin=0,
+            zmax=1,
+            colorbar={"title": "P(class 1)", "thickness": 12},
+            opacity=0.55,  # pale enough for the points on top to stand out
+            hovertemplate="(%{x:.2f}, %{y:.2f}): P = %{z:.3f}<extra></extra>",
+        )
+    ]
+    for cls, colour in ((0, COLOURS[0]), (1, COLOURS[5])):
+        pts = X[y == cls]
+        data.append(
+            go.Scatter(
+                x=f32(pts[:, 0]),
+                y=f32(pts[:, 1]),
+                mode="markers",
+                name=f"class {cls}",
+                marker={"color": colour, "size": 6, "line": {"color": "white", "width": 1}},
+                hovertemplate=f"class {cls} at (%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
+            )
+        )
+    return figure(
+        data, 400, title=title, legend={"orientation": "h", "y": -0.12}, yaxis={"scaleanchor": "x"}
+    )
+
+
+def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -> go.Figure:
+    data = [
+        go.Scatter(
+            x=f32(x),
+            y=f32(target),
+            mode="markers",
+            name="target",
+            marker={"color": SILENT, "size": 5},
+            hovertemplate="target(%{x:.2f}) = %{y:.4g}<extra></extra>",
+        ),
+        go.Scatter(
+            x=f32(x),
+            y=f32(pred),
+            mode="lines",
+            name="FFN",
+            line={"color": COLOURS[0], "width": 3},
+            hovertemplate="FFN(%{x:.2f}) = %{y:.4g}<extra></extra>",
+        ),
+    ]
+    return figure(data, 400, title=title, legend={"orientation": "h", "y": -0.12})
+
+
+def eps_sweep(epsilons: np.ndarray, errors: np.ndarray, chosen: float) -> go.Figure:
+    """The check's worst relative error at each ε, on log axes written as powers of ten,
+    as the ε slider writes them, with the chosen ε marked."""
+    fig = log_lines(
+        epsilons,
+        {"worst relative error": errors},
+        "too large an ε measures the curve's bend; too small, round-off",
+        "ε",
+        "max relative error",
+        log_x=True,
+        shapes=[line_at(x=chosen, color="grey", dash="dot")],
+    )
+    fig.update_xaxes(exponentformat="power")
+    fig.update_yaxes(exponentformat="power")
+    return fig
+
+
+def loss_along_score(shifts: np.ndarray, losses: np.ndarray, kink: float, chosen: float):
+    """One token's loss as a silent neuron's score is moved by s: flat until s reaches the
+    kink (where the score crosses 0), then straight. The chosen s is marked."""
+    curve = go.Scatter(
+        x=f32(shifts),
+        y=f32(losses),
+        mode="lines",
+        name="loss",
+        line={"color": COLOURS[0], "width": 3},
+        hovertemplate="s = %{x:.2f}: loss %{y:.6g}<extra></extra>",
+    )
+    here = go.Scatter(
+        x=f32([chosen]),
+        y=f32([np.interp(chosen, shifts, losses)]),
+        mode="markers",
+        name="your s",
+        marker={"color": "black", "size": 12},
+    )
+    label = dict(x=kink, y=1, yref="y domain", text="score = 0", showarrow=False, xanchor="left")
+    return figure(
+        [curve, here],
+        340,
+        title="this token's loss as the score moves",
+        xaxis={"title": "change of the score, s"},
+        yaxis={"title": "loss"},
+        shapes=[line_at(x=kink, dash="dash")],
+        annotations=[label],
+        legend={"orientation": "h", "y": -0.25},
+    )
