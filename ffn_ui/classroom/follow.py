@@ -26,11 +26,8 @@ its own value back into the address as it is drawn.
 
 from __future__ import annotations
 
-import binascii
-import hashlib
 import os
 import re
-import secrets
 from urllib.parse import urlsplit
 
 import segno
@@ -46,6 +43,7 @@ from ffn_ui.classroom.store import (
     read_code,
     view_json,
 )
+from ffn_ui.classroom.voter import voter
 from ffn_ui.path import STEPS
 from ffn_ui.url import REGISTRY_KEY, bound_text, bound_toggle, forget_url_value, literal
 
@@ -58,8 +56,6 @@ SHOWN_HASH = "class_page_hash"  # session only: that page's id, as the browser n
 LIVE = "class_live"  # session only: the code of the class this run takes part in, or ""
 REVEALED = "class_revealed"  # session only: the questions the teacher has revealed
 STUDENTS = "class_students"  # session only: the teacher's last count of students present
-XSRF_COOKIE = "_streamlit_xsrf"
-VOTER = "class_voter"  # session only: this session's anonymous id in the class
 QR = "class_qr"  # session only: the teacher's "Show the QR code" toggle
 INLINE = "class_inline"  # session only: the student's poll runs inside a whole-page run
 OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
@@ -82,34 +78,6 @@ def store() -> MemoryRoomStore | RedisRoomStore:
 
 def teaching(code: str) -> bool:
     return bool(code) and st.session_state.get(TEACHER, ("", ""))[0] == code
-
-
-def voter() -> str:
-    """This browser's anonymous id in a class, never shown: a digest of the token in the
-    cookie Streamlit gives each browser (against cross-site requests), so that a second tab
-    or a reload votes as the same student. Without that cookie, the session's own id."""
-    if VOTER not in st.session_state:
-        token = browser_token(st.context.cookies.get(XSRF_COOKIE))
-        digest = hashlib.sha256(b"ffn-voter|" + token).hexdigest()[:24] if token else None
-        st.session_state[VOTER] = f"b-{digest}" if digest else secrets.token_urlsafe(12)
-    return st.session_state[VOTER]
-
-
-def browser_token(cookie: str | None) -> bytes | None:
-    """The token in Streamlit's XSRF cookie: "2|mask|masked token|time" (the token XORed
-    with a 4-byte mask that may change from one page load to the next) or the bare token;
-    None for anything else."""
-    value = (cookie or "").strip("\"'")
-    try:
-        if value.startswith("2|"):
-            _, mask_hex, masked_hex, _ = value.split("|")
-            mask, masked = binascii.a2b_hex(mask_hex), binascii.a2b_hex(masked_hex)
-            if len(mask) != 4 or not masked:
-                return None
-            return bytes(b ^ mask[k % 4] for k, b in enumerate(masked))
-        return binascii.a2b_hex(value) if value else None
-    except (ValueError, binascii.Error):
-        return None
 
 
 def followed(key: str) -> bool:

@@ -32,9 +32,9 @@ from ffn_ui.classroom.follow import (
     client_address,
     store,
     teaching,
-    voter,
 )
 from ffn_ui.classroom.store import ClassConnectionError, RoomError
+from ffn_ui.classroom.voter import voter
 from ffn_ui.display import show
 from ffn_ui.url import literal, sentence_start
 
