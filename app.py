@@ -1,8 +1,9 @@
 """FFN Explorer: run with `streamlit run app.py`.
 
-The pages, in the learning path's order and tiers (ffn_ui/path.py). Streamlit draws them as
-the sidebar's menu, once per run, and runs the page a link or a click asks for, unless a
-student follows a class: then the teacher's page (ffn_ui/classroom/follow.py).
+The pages, in the learning path's order and tiers, each at its pinned address
+(ffn_ui/path.py). Streamlit draws them as the sidebar's menu, once per run, and runs the
+page a link or a click asks for, unless a student follows a class: then the teacher's
+page (ffn_ui/classroom/follow.py).
 """
 
 import streamlit as st
@@ -12,7 +13,10 @@ from ffn_ui.history import back_keeps_settings
 from ffn_ui.path import HOME, TIERS
 
 pages = {
-    tier: [st.Page(step.page, title=step.label, default=step.page == HOME) for step in steps]
+    tier: [
+        st.Page(step.page, title=step.label, url_path=step.url or None, default=step.page == HOME)
+        for step in steps
+    ]
     for tier, steps in TIERS.items()
 }
 page = st.navigation(pages, expanded=True)

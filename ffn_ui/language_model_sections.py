@@ -182,7 +182,7 @@ def who_fires(text: str, presenter: bool) -> None:
             "passes 27 %, and the gate is nearly shut only well below −3 (silu(−5) = −0.03). "
             "Right of it, h grows with the gate and takes up's sign."
         )
-    st.page_link("app_pages/3_Activations.py", label="SwiGLU's surface on the Activations page →")
+    st.page_link("app_pages/Activations.py", label="SwiGLU's surface on the Activations page →")
 
 
 @st.fragment

@@ -11,6 +11,27 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+# Each page's address, pinned, and each file named after it: the files were once numbered
+# (app_pages/1_Neurons.py), and every link shared since says these addresses. AppTest finds
+# a page by its file's name before its first run, so a file and its address must agree.
+URL_PATHS = {
+    "app_pages/Home.py": "",
+    "app_pages/Neurons.py": "Neurons",
+    "app_pages/Key_value_memory.py": "Key_value_memory",
+    "app_pages/Activations.py": "Activations",
+    "app_pages/Collapse.py": "Collapse",
+    "app_pages/Position-wise.py": "Position-wise",
+    "app_pages/Backprop.py": "Backprop",
+    "app_pages/Traps.py": "Traps",
+    "app_pages/Scale_and_cost.py": "Scale_and_cost",
+    "app_pages/Mixture_of_experts.py": "Mixture_of_experts",
+    "app_pages/Superposition.py": "Superposition",
+    "app_pages/Memory_lab.py": "Memory_lab",
+    "app_pages/Real_model.py": "Real_model",
+    "app_pages/Language_model.py": "Language_model",
+    "app_pages/Glossary.py": "Glossary",
+}
+
 
 @dataclass(frozen=True)
 class Step:
@@ -18,80 +39,85 @@ class Step:
     label: str  # how the sidebar names it
     objective: str  # what a learner can do after it, in the lessons' words
 
+    @property
+    def url(self) -> str:
+        """The page's address after the app's own ("" for the home page)."""
+        return URL_PATHS[self.page]
+
 
 TIERS: dict[str, list[Step]] = {
     "Core": [
         Step(
-            "app_pages/0_Home.py",
+            "app_pages/Home.py",
             "Home",
             "read the FFN as two linear layers with a bend between",
         ),
         Step(
-            "app_pages/2_Key_value_memory.py",
+            "app_pages/Key_value_memory.py",
             "Key–value memory",
             "see each firing neuron write its value into the output",
         ),
-        Step("app_pages/1_Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
+        Step("app_pages/Neurons.py", "Neurons", "tell which hidden neurons fire for each token"),
         Step(
-            "app_pages/4_Collapse.py",
+            "app_pages/Collapse.py",
             "Collapse",
             "explain why two linear layers without a nonlinearity collapse into one",
         ),
         Step(
-            "app_pages/5_Position-wise.py",
+            "app_pages/Position-wise.py",
             "Position-wise",
             "explain why the FFN mixes features and attention mixes positions",
         ),
-        Step("app_pages/7_Traps.py", "Traps", "avoid the two mistakes of a by-hand FFN"),
+        Step("app_pages/Traps.py", "Traps", "avoid the two mistakes of a by-hand FFN"),
         Step(
-            "app_pages/6_Backprop.py",
+            "app_pages/Backprop.py",
             "Backprop & gradient check",
             "derive every gradient and check it against a float64 numerical gradient",
         ),
     ],
     "Variants and cost": [
         Step(
-            "app_pages/3_Activations.py",
+            "app_pages/Activations.py",
             "Activations",
             "compare ReLU, GELU and SwiGLU, and see why a smooth bend keeps neurons alive",
         ),
         Step(
-            "app_pages/8_Scale_and_cost.py",
+            "app_pages/Scale_and_cost.py",
             "Scale & cost",
             "say where a model's parameters and FLOPs live, and why long contexts are "
             "attention's problem",
         ),
         Step(
-            "app_pages/9_Mixture_of_experts.py",
+            "app_pages/Mixture_of_experts.py",
             "Mixture of experts",
             "explain how routing buys capacity without buying compute",
         ),
     ],
     "Going further": [
         Step(
-            "app_pages/10_Superposition.py",
+            "app_pages/Superposition.py",
             "Superposition",
             "explain why one neuron fires for unrelated things, and how a layer holds more "
             "features than it has dimensions",
         ),
         Step(
-            "app_pages/11_Memory_lab.py",
+            "app_pages/Memory_lab.py",
             "Memory lab",
             "find where a fact lives in an FFN, break it, and rewrite it",
         ),
         Step(
-            "app_pages/12_Real_model.py",
+            "app_pages/Real_model.py",
             "Real model",
             "find the same keys and values inside a trained transformer",
         ),
         Step(
-            "app_pages/13_Language_model.py",
+            "app_pages/Language_model.py",
             "Language model",
             "watch SwiGLU neurons push a real model's next word, and switch them off",
         ),
     ],
     "Reference": [
-        Step("app_pages/14_Glossary.py", "Glossary", "look up a symbol or a term"),
+        Step("app_pages/Glossary.py", "Glossary", "look up a symbol or a term"),
     ],
 }
 STEPS = [step for steps in TIERS.values() for step in steps]

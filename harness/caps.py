@@ -14,22 +14,24 @@ from urllib.parse import parse_qsl, urlencode
 
 from streamlit.testing.v1 import AppTest
 
+from ffn_ui.path import URL_PATHS
+
 ROOT = Path(__file__).resolve().parent.parent  # the repository: app.py and app_pages/
 
 MAX = {"d_model": "1024", "d_ff": "4096", "tokens": "random", "T": "64", "act": "GELU"}
 PAGES = {
     "Home": (None, {}),
-    "Neurons": ("app_pages/1_Neurons.py", {"view": "pre-activation"}),
-    "Key–value": ("app_pages/2_Key_value_memory.py", {"neuron": "n4096"}),
-    "Activations": ("app_pages/3_Activations.py", {"range": "10.0"}),
+    "Neurons": ("app_pages/Neurons.py", {"view": "pre-activation"}),
+    "Key–value": ("app_pages/Key_value_memory.py", {"neuron": "n4096"}),
+    "Activations": ("app_pages/Activations.py", {"range": "10.0"}),
     "Collapse": (
-        "app_pages/4_Collapse.py",
+        "app_pages/Collapse.py",
         {"L": "12", "guess": "no", "bigger": "true", "task": "spiral"},
     ),
-    "Position-wise": ("app_pages/5_Position-wise.py", {"coord": "1024"}),
-    "Backprop": ("app_pages/6_Backprop.py", {"B": "4"}),
+    "Position-wise": ("app_pages/Position-wise.py", {"coord": "1024"}),
+    "Backprop": ("app_pages/Backprop.py", {"B": "4"}),
     "Traps": (
-        "app_pages/7_Traps.py",
+        "app_pages/Traps.py",
         {
             "D": "8",
             "H": "8",
@@ -38,10 +40,10 @@ PAGES = {
             "guess_clamp": "no",
         },
     ),
-    "Scale & cost": ("app_pages/8_Scale_and_cost.py", {"layers": "96", "seq_T": "131,072"}),
-    "Mixture of experts": ("app_pages/9_Mixture_of_experts.py", {"E": "16", "k": "16"}),
+    "Scale & cost": ("app_pages/Scale_and_cost.py", {"layers": "96", "seq_T": "131,072"}),
+    "Mixture of experts": ("app_pages/Mixture_of_experts.py", {"E": "16", "k": "16"}),
     "Superposition": (
-        "app_pages/10_Superposition.py",
+        "app_pages/Superposition.py",
         {
             "sp_n": "80",
             "sp_m": "19",
@@ -52,25 +54,25 @@ PAGES = {
         },
     ),
     "Memory lab": (
-        "app_pages/11_Memory_lab.py",
+        "app_pages/Memory_lab.py",
         {"mem_dff": "256", "topn": "20", "apply_edit": "true", "guess_edit": "one or two"},
     ),
     "Real model": (
-        "app_pages/12_Real_model.py",
+        "app_pages/Real_model.py",
         {"rm_text": ("word " * 40).strip(), "rm_cols": "256", "rm_k": "256"},
     ),
     "Language model": (
-        "app_pages/13_Language_model.py",
+        "app_pages/Language_model.py",
         {"lm_text": ("? " * 150).strip(), "lm_new": "12", "guess_gate": "about nothing"},
     ),
 }
 
 
 def url_path(page_file: str | None) -> str:
-    """app_pages/4_Collapse.py -> Collapse (the page's URL path); the home page is ""."""
+    """app_pages/Collapse.py -> Collapse (the page's URL path); the home page is ""."""
     if page_file is None:
         return ""
-    return page_file.split("/")[-1].split("_", 1)[1].removesuffix(".py")
+    return URL_PATHS[page_file]
 
 
 COLD = {"seed": "12345"}  # a seed no visitor asked for before: nothing is cached
@@ -97,7 +99,7 @@ COSTLIEST_LINKS["Collapse"] += [urlencode({**MAX, **COLD, "L": "12"})]  # before
 
 # Sections whose code runs only once a learner opens them (a click, not a link): opened
 # at the caps, as any visitor can.
-OPENED = {"app_pages/12_Real_model.py": ("rm_open_5", "rm_open_6")}
+OPENED = {"app_pages/Real_model.py": ("rm_open_5", "rm_open_6")}
 
 
 def at_max(page: str | None, extra: dict[str, str]) -> AppTest:

@@ -129,14 +129,14 @@ def npz_bytes(**arrays) -> bytes:
 # --- the pages -------------------------------------------------------------------------
 
 TIMEOUT = 30  # seconds: a first run imports pandas and plotly
-NEURONS, KEY_VALUE = "app_pages/1_Neurons.py", "app_pages/2_Key_value_memory.py"
-ACTIVATIONS, COLLAPSE = "app_pages/3_Activations.py", "app_pages/4_Collapse.py"
-POSITION_WISE = "app_pages/5_Position-wise.py"
-BACKPROP, TRAPS = "app_pages/6_Backprop.py", "app_pages/7_Traps.py"
-SCALE, MOE = "app_pages/8_Scale_and_cost.py", "app_pages/9_Mixture_of_experts.py"
-SUPERPOSITION = "app_pages/10_Superposition.py"
-MEMORY, REAL_MODEL = "app_pages/11_Memory_lab.py", "app_pages/12_Real_model.py"
-LANGUAGE_MODEL, GLOSSARY = "app_pages/13_Language_model.py", "app_pages/14_Glossary.py"
+NEURONS, KEY_VALUE = "app_pages/Neurons.py", "app_pages/Key_value_memory.py"
+ACTIVATIONS, COLLAPSE = "app_pages/Activations.py", "app_pages/Collapse.py"
+POSITION_WISE = "app_pages/Position-wise.py"
+BACKPROP, TRAPS = "app_pages/Backprop.py", "app_pages/Traps.py"
+SCALE, MOE = "app_pages/Scale_and_cost.py", "app_pages/Mixture_of_experts.py"
+SUPERPOSITION = "app_pages/Superposition.py"
+MEMORY, REAL_MODEL = "app_pages/Memory_lab.py", "app_pages/Real_model.py"
+LANGUAGE_MODEL, GLOSSARY = "app_pages/Language_model.py", "app_pages/Glossary.py"
 ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BACKPROP, TRAPS,
              SCALE, MOE, SUPERPOSITION, MEMORY, REAL_MODEL, LANGUAGE_MODEL, GLOSSARY]  # fmt: skip
 # Pages that wait for the learner's prediction before drawing everything.
@@ -215,7 +215,7 @@ def shown_table(at: AppTest, index: int = 0):
 # Settings under which a page draws controls it hides at its defaults: random tokens draw
 # the sidebar's T (every page has the sidebar, so the home page stands for all), and a
 # typed-in loss draws Backprop's row of dout.
-VARIANTS = {None: [{"tokens": "random"}], "app_pages/6_Backprop.py": [{"loss": "typed in"}]}
+VARIANTS = {None: [{"tokens": "random"}], "app_pages/Backprop.py": [{"loss": "typed in"}]}
 
 
 @functools.cache

@@ -208,7 +208,7 @@ def test_a_projector_with_a_class_running_keeps_each_pages_first_figure_on_scree
         teacher.get_by_test_id("stSidebarCollapseButton").click()
         teacher.wait_for_function(SIDEBAR_CLOSED)  # it slides away
         expect(teacher.get_by_text("no students yet")).to_be_visible()  # the class's one line
-        name = step.page.split("/")[-1].removesuffix(".py").split("_", 1)[1].lower()
+        name = step.page.split("/")[-1].removesuffix(".py")
         screenshot(teacher, f"class-teacher-projector-{name}", whole=False)
         if step.label != "Glossary":  # the one page with neither a figure nor a question
             assert first_screen_holds_the_first_figure(teacher, PROJECTOR["height"]), step.label

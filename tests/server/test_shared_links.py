@@ -29,3 +29,38 @@ def test_a_link_that_still_holds_a_guess_asks_its_reader_and_drops_the_guess(app
     assert not [n for n in reader.shown.notes if n.startswith(("Right", "Not this time"))]
     assert reader.values["guess_home"] == "not sure yet"
     assert "guess" not in (reader.shown.address or "") and "x1=-2" in reader.query
+
+
+# Every page's address and title as links shared before the page files were renamed
+# (app_pages/1_Neurons.py became app_pages/Neurons.py): each must open the same page.
+ADDRESSES = {
+    "": "FFN Explorer",
+    "Neurons": "Neurons: who fires, per token",
+    "Key_value_memory": "Key–value memory: match a pattern, write a value",
+    "Activations": "Activations: why the bend matters",
+    "Collapse": "Collapse: take the nonlinearity away",
+    "Position-wise": "Position-wise: the same MLP at every token",
+    "Backprop": "Backprop & gradient check",
+    "Traps": "Traps: the mistakes that square examples hide",
+    "Scale_and_cost": "Scale & cost: where the parameters and FLOPs live",
+    "Mixture_of_experts": "Mixture of experts: capacity without compute",
+    "Superposition": "Superposition: more features than dimensions",
+    "Memory_lab": "Memory lab: where the facts live",
+    "Real_model": "Real model: keys and values in a trained transformer",
+    "Language_model": "Language model: SwiGLU inside a next-token predictor",
+    "Glossary": "Glossary and notation",
+}
+
+
+def test_every_address_shared_before_opens_the_same_page_with_its_settings(app):
+    """Each page by its old address, with a setting in the link that the page keeps."""
+    reader = Participant(app.port)
+    assert sorted(reader.shown.pages) == sorted(ADDRESSES)  # the menu's addresses, exactly
+    for path, title in ADDRESSES.items():
+        with Participant(app.port, "d_ff=24&presenter=true", path) as visitor:
+            assert visitor.shown.title == title, path
+            assert not visitor.shown.exceptions, path
+            assert visitor.values["presenter"] == "True", path
+            if "d_ff" in visitor.values:  # a page that draws the sidebar's model
+                assert visitor.values["d_ff"] == "24", path
+    reader.close()

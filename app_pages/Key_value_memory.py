@@ -132,6 +132,6 @@ if h[strongest] > 0 and neurons[strongest] not in st.session_state.get("off", []
         st, f"Switch off {neurons[strongest]}, the strongest, below", off=[neurons[strongest]]
     )
 edit_section(neurons, j, h, out, (coords, coord_labels), toy.again, toy.presenter)
-st.page_link("app_pages/12_Real_model.py", label="The same keys and values in a trained model →")
+st.page_link("app_pages/Real_model.py", label="The same keys and values in a trained model →")
 
-next_step("app_pages/2_Key_value_memory.py")
+next_step("app_pages/Key_value_memory.py")

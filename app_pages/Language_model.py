@@ -114,9 +114,9 @@ st.caption(
     "scales it so that k* · k̂ = 1 (the subject receives all of δ), not to length 1."
 )
 rewrite_section()
-st.page_link("app_pages/11_Memory_lab.py", label="The same edit in a toy FFN you can see whole →")
+st.page_link("app_pages/Memory_lab.py", label="The same edit in a toy FFN you can see whole →")
 
 st.subheader("6. The toy pages' facts, on real weights")
 sections.toy_facts(text)  # a fragment with its own block slider
 
-next_step("app_pages/13_Language_model.py")
+next_step("app_pages/Language_model.py")

@@ -122,4 +122,4 @@ series = {
 }
 show(figures.flops_vs_length(T, series, cross), toy.presenter)
 
-next_step("app_pages/5_Position-wise.py")
+next_step("app_pages/Position-wise.py")

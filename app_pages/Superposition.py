@@ -136,7 +136,7 @@ st.caption(
     "they are polysemantic. Asking what such a neuron means has no single answer; asking "
     "which features it helps store does."
 )
-st.page_link("app_pages/1_Neurons.py", label="Neurons that fire for several tokens →")
-st.page_link("app_pages/12_Real_model.py", label="The same in a trained encoder's neurons →")
+st.page_link("app_pages/Neurons.py", label="Neurons that fire for several tokens →")
+st.page_link("app_pages/Real_model.py", label="The same in a trained encoder's neurons →")
 
-next_step("app_pages/10_Superposition.py")
+next_step("app_pages/Superposition.py")

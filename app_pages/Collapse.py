@@ -133,4 +133,4 @@ show(
     toy.presenter,
 )
 
-next_step("app_pages/4_Collapse.py")
+next_step("app_pages/Collapse.py")

@@ -142,8 +142,8 @@ if apply and predicted(question, setting=(tuple(facts), f, new_word, d_model, d_
         st.dataframe(table)
     show(figures.rank_one_change(change, neuron_names, labels("c", d_model)), toy.presenter)
 st.page_link(
-    "app_pages/12_Real_model.py",
+    "app_pages/Real_model.py",
     label="Neurons that fire on countries, years, animals in a real model →",
 )
 
-next_step("app_pages/11_Memory_lab.py")
+next_step("app_pages/Memory_lab.py")

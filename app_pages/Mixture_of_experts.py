@@ -132,4 +132,4 @@ show(
     toy.presenter,
 )
 
-next_step("app_pages/9_Mixture_of_experts.py")
+next_step("app_pages/Mixture_of_experts.py")

@@ -112,4 +112,4 @@ if predicted(question, setting=(toy.d_model, toy.d_ff, toy.T, float(h_pre.sum())
     percent = st.column_config.NumberColumn(format="percent")
     st.dataframe(stats, column_config=dict.fromkeys(shares.columns, percent))
 
-next_step("app_pages/3_Activations.py")
+next_step("app_pages/Activations.py")

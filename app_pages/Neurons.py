@@ -134,4 +134,4 @@ st.markdown(
     f"{h[t, j]:.4g})."
 )
 
-next_step("app_pages/1_Neurons.py")
+next_step("app_pages/Neurons.py")

@@ -132,4 +132,4 @@ if grade_exercise(bound_text("your y (2 numbers)", "ex_y", "", 100)):  # answere
         st.markdown("Its source, shown as it is: plain Python lists, the W @ x convention.")
         st.code(inspect.getsource(ffn_core.reference), language=None, wrap_lines=True)
 
-next_step("app_pages/7_Traps.py")
+next_step("app_pages/Traps.py")

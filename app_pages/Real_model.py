@@ -63,6 +63,6 @@ st.caption(
 # fragment (ffn_ui/real_model_layer.py): moving that slider reruns them alone, not the
 # sidebar and the sections above, which is most of what a class waits for.
 one_layer(text, threshold, toy.presenter)
-st.page_link("app_pages/2_Key_value_memory.py", label="The same idea on a model you can edit →")
+st.page_link("app_pages/Key_value_memory.py", label="The same idea on a model you can edit →")
 
-next_step("app_pages/12_Real_model.py")
+next_step("app_pages/Real_model.py")

@@ -139,4 +139,4 @@ st.subheader("5. Exercise: a silent neuron and its gradient")
 first = [a.copy() for a in (x.reshape(-1, C)[0], W1, b1, W2, b2, dout2d[0])]
 silent_exercise(first, cache.h_pre[0], gate, toy.presenter)
 
-next_step("app_pages/6_Backprop.py")
+next_step("app_pages/Backprop.py")

@@ -122,4 +122,4 @@ st.caption(
     f"T = {cross:,.0f} (the dashed line). The grey line is the T you chose."
 )
 
-next_step("app_pages/8_Scale_and_cost.py")
+next_step("app_pages/Scale_and_cost.py")
