@@ -24,13 +24,12 @@ INTRO = (
     "score with the key, plus the neuron's bias, goes through the activation. Each neuron "
     "also holds a **value**, its row of `W2`: the vector it adds to the output, scaled by "
     "how strongly it fired. So the output is every value, weighted by its neuron's "
-    "activation: with ReLU, only the patterns this token matched (score above 0) write at "
-    "all. (Whether a neuron that missed still writes under GELU is section 4's question.) "
-    "In the smallest example (preset *Lesson*, d_model = d_ff = 2), the token "
-    "[1, −1] misses the key [1, 1] (score 0) and matches [1, −1] (score 2), so under ReLU "
-    "only the second value is written, twice over: the output is [0, 2]. (This app writes "
-    "x @ W, so keys are columns of W1; written as W @ x, as many texts do, they are rows: "
-    "see the Glossary.)"
+    "activation, plus the bias b2. (What a neuron that missed writes is section 4's "
+    "question.) In the smallest example (preset *Lesson*: d_model = d_ff = 2, W2 the "
+    "identity, no biases), the token [1, −1] misses the key [1, 1] (score 0) and matches "
+    "[1, −1] (score 2), so under ReLU only the second value is written, twice over: the "
+    "output is [0, 2]. (This app writes x @ W, so keys are columns of W1; written as W @ x, "
+    "as many texts do, they are rows: see the Glossary page.)"
 )
 
 toy = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)

@@ -69,7 +69,8 @@ pushers = sections.pushers_table(per_neuron)
 top_share = sum(p.push for p in pushers[: sections.TOP]) / per_neuron[per_neuron > 0].sum()
 st.caption(
     "Notice which blocks the strongest pushers sit in, and how spread out the push is: "
-    f"these {sections.TOP} give {top_share:.0%} of all the upward push of the "
+    f"the {sections.TOP} strongest (the top bars) give {top_share:.0%} of all the upward "
+    "push of the "
     f"{per_neuron.size:,} neurons. A word's logit is its score before the softmax turns "
     "scores into probabilities. Each bar is h_j × (W_down[j] · u), where u is the predicted "
     "word's output vector scaled as the final RMSNorm scales the stream (its weights, "

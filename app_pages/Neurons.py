@@ -48,7 +48,8 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
 )
 
 # Asked before the heatmap and the counts below it, which show the answer.
-random_weights = st.session_state.get("init") in ("normal", "Xavier")
+# the hand-edited tables start as the random weights, rounded
+random_weights = st.session_state.get("init") in ("normal", "Xavier", "hand-edited")
 question = firing_question(fired, threshold, random_weights)
 answered = predicted(question, setting=hashlib.sha256(fired.tobytes()).hexdigest()[:12])
 

@@ -26,8 +26,9 @@ INTRO = (
     "page shows some). "
     "Why would a trained network do that? Here is the smallest model that does it: n "
     "features, each usually 0, squeezed into m < n hidden dimensions, h = W x, and read "
-    "back as x' = ReLU(Wᵀ h + b). Training decides which features get a direction of their "
-    "own, which share one, and which are dropped."
+    "back as x' = ReLU(Wᵀ h + b). Each feature has an importance, its weight in the "
+    "training loss: how much getting it wrong costs. Training decides which features get a "
+    "direction of their own, which share one, and which are dropped."
 )
 
 toy = setup("Superposition", "Superposition: more features than dimensions", INTRO, tuck_model=True)
@@ -98,7 +99,8 @@ else:
     per = dimensions_per_feature(big.W)
     st.caption(
         f"Each bar is one feature's share of a dimension, D_i = ‖W_i‖⁴ / Σ_j (W_i · W_j)²: 1 "
-        "for a dimension of its own, 1/2 in an antipodal pair, 2/5 in a pentagon, 0 dropped. "
+        "for a dimension of its own, 1/2 in an antipodal pair (two features on one line, "
+        "pointing opposite ways), 2/5 in a pentagon, 0 dropped. "
         f"Notice where they sit here: from {D.min():.2f} to {D.max():.2f}, median "
         f"{np.median(D):.2f}. Over all features, m / ‖W‖_F² = {per:.2f} dimensions per "
         "feature (the dashed line)."
@@ -117,9 +119,11 @@ else:
 
 st.subheader("4. Polysemantic neurons")
 st.caption(
-    "The same sparse features, now through a hidden ReLU layer with fewer neurons than "
-    "features: the FFN's own shape, x' = ReLU(W2 ReLU(W1 x + b1) + b2), trained the same "
-    "way. Each cell is how far a neuron's activation rises above its resting value when one "
+    "The same sparse features, now through a hidden layer of ReLU neurons, fewer than the "
+    "features: h = ReLU(W1 x + b1), the first half of an FFN, read back by "
+    "x' = ReLU(W2 h + b2) (the outer ReLU is this toy's readout, as in section 1; an FFN "
+    "has none after W2), trained the same way. Each cell is how far a neuron's activation "
+    "rises above its resting value, its activation with every feature off, when one "
     "feature alone is on (blue: the feature switches it off)."
 )
 k = bound_slider("neurons", "sp_k", 2, 10, 4, 1)

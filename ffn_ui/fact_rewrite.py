@@ -64,9 +64,9 @@ def rewrite_section() -> None:
     word = lm.visible(new)
     st.caption(
         f"The edit reads the key at the last token of “{fact.subject}” in “{fact.prompt}” and "
-        f"makes block {layer + 1} of 30 write a new value there, so that the next token is "
-        f"{literal(word)} (a leading space is part of a word here). Every other token gets "
-        "(h · k̂) times the same new value: its key h decides how much."
+        f"makes block {layer + 1} of 30 add a change δ to what its FFN writes there, so that "
+        f"the next token is {literal(word)} (a leading space is part of a word here). Every "
+        "other token's FFN output gets (h · k̂) δ added: its key h decides how much."
     )
     # the first neighbour whose answer is not already the new one: for it the question is real
     neighbour = next((n for n in result.neighbours if n.before != new), result.neighbours[0])
@@ -124,11 +124,12 @@ def rewrite_section() -> None:
         else "No neighbour moved"
     )
     also = f" ({already} already answered {literal(word)})" if already else ""
+    widest = max(n.share for n in result.neighbours)
     st.caption(
         f"{took}. {followed} of {len(paraphrases)} paraphrases follow it, and {kept_count} of "
         f"{len(others)} neighbours keep their answer{also}. {reach}. The column “largest "
         "h·k̂” is the largest h · k̂ over each prompt's tokens (about 1 at the edited subject's "
         "key): how much of δ that prompt receives. That is the honest reach of one rank-one "
-        "change in a 135M model: paraphrases, even ones that name the subject, may not follow, "
-        "and a neighbour's key can line up with k̂ as much as the subject's does."
+        f"change in a 135M model: paraphrases may not follow, and a neighbour's key lines up "
+        f"with k̂ up to {widest:.2f} here, against the subject's 1."
     )

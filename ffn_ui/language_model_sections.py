@@ -140,13 +140,21 @@ def before_after(model: LanguageModel, before: np.ndarray, after: np.ndarray, k:
 
 
 GATE_QUESTION = Question(
-    "A neuron's gate is −6 and its up is +5. What does it write?",
+    "A neuron's gate is −6 and its up is +5. What does it pass on, its h?",
     "guess_gate",
     ("a lot, positive", "about nothing", "a lot, negative"),
     answer="about nothing",
     why="silu(−6) is −0.015, so h = −0.015 × 5 ≈ −0.07: a nearly shut gate lets almost "
     "nothing of up through.",
 )
+
+
+def causal_setup(n: int) -> str:
+    """What the causal check does to a text of n tokens: append “ and” to the first
+    CAUSAL_TOKENS tokens, in place of the rest when there is a rest."""
+    if n <= lm.CAUSAL_TOKENS:
+        return f"Append “ and” to the text's {n} token{'s' if n > 1 else ''}"
+    return f"Follow the text's first {lm.CAUSAL_TOKENS} tokens with “ and” instead of the rest"
 
 
 @st.fragment
@@ -203,8 +211,7 @@ def toy_facts(text: str) -> None:
         f"**The output is the sum of the values.** In block {layer + 1} at token {shown}, "
         "Σ_j h_j·W_down[j], added one neuron at a time, differs from the FFN's output by at "
         f"most {gap:.1e} (float32 rounding).",
-        f"**Causal.** Follow the text's first {min(lm.CAUSAL_TOKENS, len(trace.token_ids))} "
-        "tokens with “ and” instead of what comes after them: their states "
+        f"**Causal.** {causal_setup(len(trace.token_ids))}: their states "
         + moved_by(lm.causal_gap(text), True, f"in any block, while states reach {largest:.1e}")
         + ", because a decoder's token never reads the tokens after it.",
     ]

@@ -25,11 +25,12 @@ def firing_question(fired: np.ndarray, threshold: float, random_weights: bool) -
     share = float(np.mean(fired))
     where = f" above {threshold:g}" if threshold > 0 else ""
     reason = (
-        "with random weights, a score x · k + b is a sum of products as often negative as "
+        "with random weights (hand-edited tables start as them), a score x · k + b is a "
+        "sum of products as often negative as "
         "positive, so it lands above zero about as often as below, and the neuron fires. "
         "The sparse firing of a trained model is learned, not built in"
         if random_weights
-        else "these weights are set by hand, so what fires is whatever they make it"
+        else "these weights come from a file, so what fires is whatever they make it"
     )
     return Question(
         f"Predict: of these {T} × {d_ff} = {T * d_ff} activations, how many fire{where}?",

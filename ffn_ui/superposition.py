@@ -87,7 +87,7 @@ def why_kept(count: int) -> str:
         return (
             "the model spreads all five around the circle: five arrows in a plane cannot all "
             "be at right angles, so it accepts their overlaps and lets the ReLU and the bias "
-            "cut the small ones. Section 2 asks when such sharing pays."
+            "cut the small interference they cause. Section 2 asks when such sharing pays."
         )
     if count == 2:
         return (
@@ -177,7 +177,7 @@ def phase_question() -> Question:
             f"in these trained models both are stored, sharing, from {sparsity_text(first)} "
             f"zeros on. There two features are on at once only {together:.0%} of the time "
             "(each is on with probability 1 − sparsity): sharing costs interference only "
-            "then, and stores feature 2 whenever it is on alone"
+            "then, while dropping feature 2 loses it every time it is on alone"
             + (
                 "; with no zeros they are always on together, and feature 2 is dropped."
                 if row[0] == 0
@@ -202,7 +202,8 @@ def phase_section(presenter: bool) -> None:
     st.caption(
         "Feature 1 has importance 1, feature 2 the importance on the left; one small model "
         "is trained per cell. Notice the switch: dense features give the dimension to the "
-        "more important feature alone (feature 2 is dropped below 1, alone above), while "
+        "more important feature alone (feature 2 is dropped while its importance is below "
+        "1, and holds the dimension alone above 1), while "
         f"sparse ones share it, in {int(np.sum(grid == 2))} of {grid.size} cells."
     )
     show(

@@ -134,15 +134,18 @@ def test_the_strongest_neuron_can_be_switched_off_from_a_button():
     )
 
 
-def test_the_intro_says_the_weighted_sum_skips_the_missed_patterns_only_with_relu():
-    """Under GELU a neuron that missed still writes: GELU(−1) = −Φ(1), computed here."""
+def test_the_intro_says_what_holds_for_every_activation_and_leaves_section_four_to_ask():
+    """Under GELU a neuron that missed still writes (GELU(−1) = −Φ(1), computed here); under
+    ReLU it writes nothing. Which is section 4's question, so the intro says neither."""
     import math
 
     gelu = f"GELU(−1) = {-0.5 * (1 + math.erf(-1 / math.sqrt(2))):.2f}".replace("-", "−")
     at = open_page(KEY_VALUE)
     intro = " ".join(m.value for m in at.markdown)
-    assert "with ReLU, only the patterns this token matched (score above 0) write" in intro
-    assert "sign-flipped" not in intro and "a little" not in intro  # section 4 asks it
+    assert "the output is every value, weighted by its neuron's activation, plus the bias" in intro
+    assert "only the patterns this token matched" not in intro  # Q4's answer under ReLU
+    assert "sign-flipped" not in intro and "a little" not in intro  # and under GELU
+    assert "W2 the identity, no biases" in intro  # what makes the Lesson's output [0, 2]
     glossary = " ".join(m.value for m in open_page(GLOSSARY).markdown)
     assert f"with GELU or SiLU it still writes a little, sign-flipped ({gelu})" in glossary
     assert "the by-hand lesson" not in intro and "the lesson's example" not in intro
@@ -164,4 +167,4 @@ def test_homes_link_promises_no_preset_it_does_not_apply():
     (link,) = [k for k in home.get("page_link") if k.proto.label.startswith("Key–value memory")]
     assert "preset" not in link.proto.label
     intro = " ".join(m.value for m in open_page(KEY_VALUE).markdown)
-    assert "In the smallest example (preset *Lesson*, d_model = d_ff = 2)" in intro
+    assert "In the smallest example (preset *Lesson*: d_model = d_ff = 2" in intro

@@ -63,7 +63,7 @@ def test_the_pushers_are_the_core_s_largest_attributions(smollm):
     assert values[0] == pytest.approx(per.max(), rel=1e-5)
     assert values[10] == pytest.approx(per.min(), rel=1e-5)
     share = float(np.sort(per.ravel())[::-1][:10].sum() / per[per > 0].sum())
-    assert f"these 10 give {share:.0%} of all the upward push" in " ".join(
+    assert f"the 10 strongest (the top bars) give {share:.0%} of all the upward push" in " ".join(
         c.value for c in at.caption
     )
 
@@ -207,6 +207,9 @@ def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
     others = neighbours[neighbours["answer before"] != "␣Rome"]
     kept = int((others["answer before"] == others["answer after the edit"]).sum())
     assert f"{kept} of {len(others)} neighbours keep their answer" in captions
+    widest = neighbours["largest h·k̂"].max()  # the table's own figure, said in words
+    assert f"lines up with k̂ up to {widest:.2f} here, against the subject's 1" in captions
+    assert "as much as the subject's" not in captions and widest < 0.9
     # the shares of δ on the page are h · k̂ from the shipped edit, read back at the token
     edit = load_edit("France's capital", fact.new, LAYER)
     for prompt, share, token in zip(

@@ -169,3 +169,10 @@ def test_the_heatmap_in_numbers_counts_who_fires_per_token_and_names_the_stronge
     t, j = max(((t, j) for t in range(6) for j in range(16)), key=lambda tj: h[tj])
     assert f"largest {h[t, j]:.3g} at token {t + 1}: " in words
     assert f"hidden neuron n{j + 1};" in words
+
+
+def test_hand_edited_weights_fire_for_the_same_reason_as_the_random_ones_they_start_from():
+    at = open_page(NEURONS, {"init": "hand-edited"})
+    at.radio(key="guess_fire").set_value("about half").run()
+    said = " ".join(m.value for m in [*at.success, *at.error])
+    assert "hand-edited tables start as them" in said and "set by hand" not in said

@@ -143,3 +143,11 @@ def test_section_one_does_not_answer_section_two_s_question():
         "almost never on together",
     ):
         assert answer not in said
+
+
+def test_the_intro_says_what_importance_is_and_section_three_what_antipodal_is():
+    at = open_page(SUPERPOSITION)
+    assert "importance, its weight in the training loss" in " ".join(m.value for m in at.markdown)
+    captions = " ".join(c.value for c in at.caption)
+    assert "antipodal pair (two features on one line, pointing opposite ways)" in captions
+    assert "an FFN has none after W2" in captions  # the toy's readout ReLU is not the FFN's
