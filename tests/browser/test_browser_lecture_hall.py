@@ -52,7 +52,7 @@ def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
     d_ff(teacher).press("Enter")
     for student in students:
         expect(d_ff(student)).to_have_value("24", timeout=10_000)
-    students[0].get_by_text("no", exact=True).click()
+    students[0].get_by_text("about half", exact=True).click()  # Neurons asks how many fire
     expect(teacher.get_by_text("The class's answers: 1 of 2 students answered")).to_be_visible(
         timeout=10_000
     )

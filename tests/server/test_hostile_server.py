@@ -70,7 +70,7 @@ def test_the_protocol_visitor_sees_what_a_page_shows():
     finally:
         app.stop()
     assert any("address set d_model to `abc`" in note for note in seen.notes)
-    assert len(seen.charts) == 4 and not seen.exceptions
+    assert len(seen.charts) == 3 and not seen.exceptions  # the histogram waits for a guess
 
 
 def held_upload_bytes(app: AppServer) -> int:
