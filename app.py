@@ -1,7 +1,7 @@
 """FFN Explorer: run with `streamlit run app.py`.
 
 The pages, in the learning path's order and tiers, each at its pinned address
-(ffn_ui/path.py). Streamlit draws them as the sidebar's menu, once per run, and runs the
+(ffn_ui/page/path.py). Streamlit draws them as the sidebar's menu, once per run, and runs the
 page a link or a click asks for, unless a student follows a class: then the teacher's
 page (ffn_ui/classroom/follow.py).
 """
@@ -9,8 +9,8 @@ page (ffn_ui/classroom/follow.py).
 import streamlit as st
 
 from ffn_ui.classroom.follow import catch_up
-from ffn_ui.history import back_keeps_settings
-from ffn_ui.path import HOME, TIERS
+from ffn_ui.page.history import back_keeps_settings
+from ffn_ui.page.path import HOME, TIERS
 
 pages = {
     tier: [

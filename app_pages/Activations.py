@@ -9,13 +9,13 @@ from ffn_core.analysis import bend_statistics
 from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
-from ffn_ui.buttons import model_preset_button, preset_button
-from ffn_ui.display import show
-from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
-from ffn_ui.sections import SLICES, curves_section
-from ffn_ui.setup import setup
-from ffn_ui.toy import ACTIVATION_LABELS
+from ffn_ui.controls.buttons import model_preset_button, preset_button
+from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.sections import SLICES, curves_section
+from ffn_ui.page.setup import setup
+from ffn_ui.page.toy import ACTIVATION_LABELS
 
 INTRO = (
     "The activation is the only bend in the FFN. ReLU, from the original Transformer "

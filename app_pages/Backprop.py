@@ -6,7 +6,14 @@ import streamlit as st
 from ffn_core import ffn_backward, ffn_forward, get_activation
 from ffn_core.gradcheck import backward_ms, onto_kink
 from ffn_ui import figures
-from ffn_ui.backprop import (
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import agreement, position_labels
+from ffn_ui.controls.predict import predicted
+from ffn_ui.controls.url import bound_number, bound_select_slider, bound_toggle
+from ffn_ui.page.display import show, show_in_pairs
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.backprop import (
     LESSON_EXAMPLE,
     PRECISION,
     backward_steps,
@@ -20,14 +27,7 @@ from ffn_ui.backprop import (
     silent_exercise,
     upstream_gradient,
 )
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show, show_in_pairs
-from ffn_ui.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
-from ffn_ui.labels import agreement, position_labels
-from ffn_ui.path import next_step
-from ffn_ui.predict import predicted
-from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_select_slider, bound_toggle
+from ffn_ui.parts.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
 
 INTRO = (
     "The backward pass walks the forward pass in reverse, reusing what the forward pass "

@@ -10,15 +10,15 @@ from ffn_core.analysis import collapse_stack, run_stack
 from ffn_core.init import init_weights
 from ffn_core.training import TASKS
 from ffn_ui import figures
-from ffn_ui.buttons import preset_button
-from ffn_ui.collapse import first_coordinates, fit_figure, fit_question
-from ffn_ui.display import show, show_in_pairs
-from ffn_ui.labels import labels
-from ffn_ui.path import next_step
-from ffn_ui.predict import predicted
-from ffn_ui.setup import setup
-from ffn_ui.training_cache import trained
-from ffn_ui.url import bound_select, bound_slider, bound_toggle
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import labels
+from ffn_ui.controls.predict import predicted
+from ffn_ui.controls.url import bound_select, bound_slider, bound_toggle
+from ffn_ui.page.display import show, show_in_pairs
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.page.training_cache import trained
+from ffn_ui.parts.collapse import first_coordinates, fit_figure, fit_question
 
 MAX_SHOWN = 64  # matrix rows and columns drawn
 STACK_D_MODEL, STACK_D_FF = 64, 256  # the stack demo stays this small at most

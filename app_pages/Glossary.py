@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ffn_ui.glossary import NOTATION, TERMS
-from ffn_ui.setup import setup
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.glossary import NOTATION, TERMS
 
 INTRO = (
     "The pages, the two lessons this app was built from (one computes the FFN by hand, in "

@@ -6,13 +6,13 @@ import streamlit as st
 
 from ffn_core import contributions, ffn_forward
 from ffn_core.init import lesson_example
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show, tucked
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.controls.url import bound_slider
 from ffn_ui.figures import half_planes, neuron_writes_figure
-from ffn_ui.path import TIERS
-from ffn_ui.predict import Question, predicted
-from ffn_ui.setup import setup
-from ffn_ui.url import bound_slider
+from ffn_ui.page.display import show, tucked
+from ffn_ui.page.path import TIERS
+from ffn_ui.page.setup import setup
 
 INTRO = (
     "Every transformer block has two halves. Attention lets the tokens of a sentence look "

@@ -6,14 +6,14 @@ import streamlit as st
 from ffn_core import ffn_forward
 from ffn_core.analysis import grouped_writes
 from ffn_ui import figures
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show
-from ffn_ui.key_value import edit_section, silent_write_question
-from ffn_ui.labels import agreement, labels
-from ffn_ui.path import next_step
-from ffn_ui.pickers import pick_token_and_neuron
-from ffn_ui.predict import predicted
-from ffn_ui.setup import setup
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import agreement, labels
+from ffn_ui.controls.pickers import pick_token_and_neuron
+from ffn_ui.controls.predict import predicted
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.key_value import edit_section, silent_write_question
 
 MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
 TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered

@@ -3,14 +3,14 @@
 import numpy as np
 import streamlit as st
 
-from ffn_ui import language_model as lm
-from ffn_ui import language_model_sections as sections
-from ffn_ui.display import show, tucked
-from ffn_ui.fact_rewrite import rewrite_section
-from ffn_ui.labels import token_labels
-from ffn_ui.path import next_step
-from ffn_ui.setup import setup
-from ffn_ui.url import bound_slider, bound_text, literal, whole_words
+from ffn_ui.controls.labels import token_labels
+from ffn_ui.controls.url import bound_slider, bound_text, literal, whole_words
+from ffn_ui.models import smollm as lm
+from ffn_ui.page.display import show, tucked
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.language_model import sections as sections
+from ffn_ui.parts.language_model.fact_rewrite import rewrite_section
 
 INTRO = (
     "The Real model page shows an encoder. Here is the kind of model that writes text: "
@@ -43,7 +43,7 @@ predicted_id = int(np.argmax(trace.logits[-1]))
 word = lm.token_label(predicted_id)
 
 st.subheader("1. Next token")
-probabilities = lm.next_probabilities(text, ())
+top = model.top_next(trace, 10)
 if len(model.tokenizer.encode(text).ids) > len(tokens):
     st.info(
         f"That text makes more than {len(tokens)} tokens; the model reads the last {len(tokens)}."
@@ -51,10 +51,10 @@ if len(model.tokenizer.encode(text).ids) > len(tokens):
 st.caption(
     f"{len(tokens)} token{'s' if len(tokens) > 1 else ''} in (␣ marks a leading space, ↵ a "
     "line break), one probability per token of the 49,152-token vocabulary out. Notice the "
-    f"top one, {literal(word)}, at {probabilities[predicted_id]:.2f}: greedy decoding below "
+    f"top one, {literal(word)}, at {top[0][1]:.2f}: greedy decoding below "
     "simply takes the top token, again and again."
 )
-show(sections.top_bars(model, probabilities), toy.presenter)
+show(sections.top_bars(top), toy.presenter)
 n_new = bound_slider("continue for (tokens)", "lm_new", 1, lm.MAX_NEW, 12, 1)
 words, seconds = lm.continuation(text, n_new)
 st.code(text + words, language=None, wrap_lines=True)
@@ -80,7 +80,7 @@ st.caption(
 )
 show(sections.pusher_bars(pushers), toy.presenter)
 choice = sections.pick_pusher(pushers)
-show(sections.value_figure(trace, *choice, predicted_id, model.settings.eps), toy.presenter)
+show(sections.value_figure(model, trace, *choice, predicted_id), toy.presenter)
 st.caption(
     "Read like LM-Debugger: the neuron's value vector W_down[j] against every token's output "
     "vector (SmolLM2 ties them to its input embeddings), here times its h and scaled as "
@@ -94,7 +94,7 @@ edits, chosen = sections.edit_controls(pushers, len(tokens) - 1)
 if edits:
     before = lm.next_probabilities(text, ())
     after = lm.next_probabilities(text, edits)
-    show(sections.before_after(model, before, after), toy.presenter)
+    show(sections.before_after(before, after), toy.presenter)
     new_words, _ = lm.continuation(text, n_new, edits)
     st.code(text + new_words, language=None, wrap_lines=True)
     st.caption(

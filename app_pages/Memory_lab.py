@@ -6,15 +6,16 @@ import streamlit as st
 from ffn_core import memory
 from ffn_core.memory import VOCAB
 from ffn_core.softmax import softmax
-from ffn_ui import figures, memory_lab
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show, show_in_pairs, tucked
-from ffn_ui.labels import labels
-from ffn_ui.path import next_step
-from ffn_ui.predict import predicted
-from ffn_ui.setup import setup
-from ffn_ui.training_cache import trained_memory
-from ffn_ui.url import bound_multiselect, bound_select, bound_slider, bound_toggle
+from ffn_ui import figures
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import labels
+from ffn_ui.controls.predict import predicted
+from ffn_ui.controls.url import bound_multiselect, bound_select, bound_slider, bound_toggle
+from ffn_ui.page.display import show, show_in_pairs, tucked
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.page.training_cache import trained_memory
+from ffn_ui.parts import memory_lab
 
 CAPACITY_WIDTHS = (1, 2, 3, 4, 8, 16, 32, 64)
 INTRO = (

@@ -7,15 +7,15 @@ from ffn_core import MODEL_SHAPES, model_params
 from ffn_core.costs import ffn_params, moe_flops_per_token, moe_params
 from ffn_core.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show
-from ffn_ui.labels import agreement, labels
-from ffn_ui.path import next_step
-from ffn_ui.pickers import pick_token, tokens_gone
-from ffn_ui.predict import Question, predicted
-from ffn_ui.setup import setup
-from ffn_ui.shared_arrays import experts_and_router
-from ffn_ui.url import bound_slider
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import agreement, labels
+from ffn_ui.controls.pickers import pick_token, tokens_gone
+from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.controls.url import bound_slider
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.page.shared_arrays import experts_and_router
 
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most
 INTRO = (

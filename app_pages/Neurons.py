@@ -15,13 +15,13 @@ from ffn_core.analysis import (
     sparsity,
 )
 from ffn_ui import figures
-from ffn_ui.display import show
-from ffn_ui.labels import labels, repeated_word
-from ffn_ui.neurons import firing_question, strongest_table, view_controls
-from ffn_ui.path import next_step
-from ffn_ui.pickers import pick_token_and_neuron
-from ffn_ui.predict import predicted
-from ffn_ui.setup import setup
+from ffn_ui.controls.labels import labels, repeated_word
+from ffn_ui.controls.pickers import pick_token_and_neuron
+from ffn_ui.controls.predict import predicted
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.neurons import firing_question, strongest_table, view_controls
 
 INTRO = (
     "Each token's vector is scored against every neuron's key (a column of `W1`, plus "

@@ -6,14 +6,14 @@ import streamlit as st
 from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossover
 from ffn_core.costs import default_heads
 from ffn_ui import figures
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show
-from ffn_ui.labels import agreement, labels
-from ffn_ui.path import next_step
-from ffn_ui.pickers import pick_token, tokens_gone
-from ffn_ui.predict import Question, predicted
-from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_slider
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import agreement, labels
+from ffn_ui.controls.pickers import pick_token, tokens_gone
+from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.controls.url import bound_number, bound_slider
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
 
 MAX_SHOWN = 64  # output coordinates drawn
 INTRO = (

@@ -5,13 +5,13 @@ import streamlit as st
 
 from ffn_core import hidden
 from ffn_ui import figures
-from ffn_ui import real_model as rm
-from ffn_ui.display import show
-from ffn_ui.path import next_step
-from ffn_ui.real_model_layer import one_layer
-from ffn_ui.real_model_tables import sparsity_shares
-from ffn_ui.setup import setup
-from ffn_ui.url import bound_slider, bound_text, whole_words
+from ffn_ui.controls.url import bound_slider, bound_text, whole_words
+from ffn_ui.models import minilm as rm
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.real_model.layer import one_layer
+from ffn_ui.parts.real_model.tables import sparsity_shares
 
 INTRO = (
     "Every toy page asks you to take the real thing on trust. Here is the real thing: "
@@ -60,7 +60,7 @@ st.caption(
 )
 
 # Sections 2 to 6 look at one layer, picked by the slider that starts them. They are one
-# fragment (ffn_ui/real_model_layer.py): moving that slider reruns them alone, not the
+# fragment (ffn_ui/parts/real_model/layer.py): moving that slider reruns them alone, not the
 # sidebar and the sections above, which is most of what a class waits for.
 one_layer(text, threshold, toy.presenter)
 st.page_link("app_pages/Key_value_memory.py", label="The same idea on a model you can edit →")

@@ -6,12 +6,12 @@ import streamlit as st
 from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, quadratic_crossover
 from ffn_core.costs import default_heads
 from ffn_ui import figures
-from ffn_ui.cost_table import cost_table, learner_shape, styled
-from ffn_ui.display import show
-from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
-from ffn_ui.setup import setup
-from ffn_ui.url import bound_number, bound_select, bound_select_slider
+from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.controls.url import bound_number, bound_select, bound_select_slider
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.cost_table import cost_table, learner_shape, styled
 
 INTRO = (
     "Attention's four projections hold about 4·d² weights per block; a 4× FFN holds about "

@@ -12,14 +12,14 @@ from ffn_core.superposition import (
     polysemantic,
 )
 from ffn_ui import figures
-from ffn_ui import superposition as sp
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show
-from ffn_ui.labels import labels
-from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
-from ffn_ui.setup import setup
-from ffn_ui.url import bound_select_slider, bound_slider
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import labels
+from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.controls.url import bound_select_slider, bound_slider
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts import superposition as sp
 
 INTRO = (
     "A trained model has neurons that fire for several unrelated tokens (the Real model "

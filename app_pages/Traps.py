@@ -8,14 +8,14 @@ import streamlit as st
 import ffn_core.reference
 from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_ui import figures
-from ffn_ui.buttons import preset_button
-from ffn_ui.display import show
-from ffn_ui.labels import labels
-from ffn_ui.path import next_step
-from ffn_ui.predict import Question, predicted
-from ffn_ui.setup import setup
-from ffn_ui.traps import EXERCISE, SHAPES, grade_exercise, outcome, small_case
-from ffn_ui.url import bound_number, bound_text
+from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.labels import labels
+from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.controls.url import bound_number, bound_text
+from ffn_ui.page.display import show
+from ffn_ui.page.path import next_step
+from ffn_ui.page.setup import setup
+from ffn_ui.parts.traps import EXERCISE, SHAPES, grade_exercise, outcome, small_case
 
 SAME, DIFFERENT = "the same answer", "a different answer or a crash"
 INTRO = (

@@ -20,14 +20,14 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from benchmarks.timing import best_time
-from ffn_core.corpus import load_corpus
-from ffn_core.fact_edit import FACTS, LAYER, key_covariance, rewrite_fact
-from ffn_core.smollm import load_smollm
+from ffn_core.models.minilm.corpus import load_corpus
+from ffn_core.models.smollm.fact_edit import FACTS, LAYER, key_covariance, rewrite_fact
+from ffn_core.models.smollm.model import load_smollm
 
 PROMPT = "The quick brown fox jumps over the lazy dog while the cat sleeps on the mat"
 LOAD = (
     "import time, resource; t = time.perf_counter();"
-    "from ffn_core.smollm import load_smollm; lm = load_smollm();"
+    "from ffn_core.models.smollm.model import load_smollm; lm = load_smollm();"
     "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3)"
 )
 

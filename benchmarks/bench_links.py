@@ -18,7 +18,7 @@ import sys
 import time
 from datetime import date
 
-from ffn_ui.server import TRIM_EVERY
+from ffn_ui.page.server import TRIM_EVERY
 from harness.caps import COSTLIEST_LINKS, split_guesses
 from harness.class_protocol import Participant
 from harness.protocol import Visitor

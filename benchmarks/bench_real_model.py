@@ -17,9 +17,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from benchmarks.timing import best_time
-from ffn_core.corpus import load_corpus, top_activating_tokens
-from ffn_core.model_files import find_model_dir
-from ffn_core.pretrained import load_minilm
+from ffn_core.models.minilm.corpus import load_corpus, top_activating_tokens
+from ffn_core.models.minilm.files import find_model_dir
+from ffn_core.models.minilm.model import load_minilm
 
 SENTENCE = "A man is playing a guitar on a quiet street corner at night."  # 16 tokens
 OTHER = "Someone plays music outside after dark."

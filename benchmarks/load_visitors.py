@@ -38,7 +38,7 @@ def page_rules() -> dict[str | None, dict[str, tuple]]:
     """Each page's bound controls and what they accept, read from a first run of each."""
     from streamlit.testing.v1 import AppTest
 
-    from ffn_ui.url import REGISTRY_KEY
+    from ffn_ui.controls.url import REGISTRY_KEY
 
     rules = {}
     for page in PAGES:

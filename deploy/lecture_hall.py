@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from harness.server import AppServer, answers, free_port
+from deploy.app_server import AppServer, answers, free_port
 
 CONFIG = Path(__file__).with_name("nginx.conf")
 REDIS_MEMORY = "256mb"  # past this, Redis drops keys closest to expiring (all have TTLs)

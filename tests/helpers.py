@@ -226,7 +226,7 @@ def bound_keys() -> dict[tuple, list[tuple[str, tuple]]]:
     touching the tests; computed once per run, when first asked for."""
     import streamlit as st
 
-    from ffn_ui.url import REGISTRY_KEY
+    from ffn_ui.controls.url import REGISTRY_KEY
 
     st.cache_data.clear()
     st.cache_resource.clear()

@@ -44,8 +44,8 @@ from ffn_ui.classroom.store import (
     view_json,
 )
 from ffn_ui.classroom.voter import voter
-from ffn_ui.path import STEPS
-from ffn_ui.url import REGISTRY_KEY, bound_text, bound_toggle, forget_url_value, literal
+from ffn_ui.controls.url import REGISTRY_KEY, bound_text, bound_toggle, forget_url_value, literal
+from ffn_ui.page.path import STEPS
 
 ROOM = "room"  # the class code's control and URL key
 FOLLOW = "follow"  # the student's "follow the teacher" toggle
@@ -59,7 +59,7 @@ STUDENTS = "class_students"  # session only: the teacher's last count of student
 QR = "class_qr"  # session only: the teacher's "Show the QR code" toggle
 INLINE = "class_inline"  # session only: the student's poll runs inside a whole-page run
 OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
-# The edited arrays a page keeps in the address and the session (ffn_ui/editing.py): the
+# The edited arrays a page keeps in the address and the session (ffn_ui/page/editing.py): the
 # address's key, and the session's. A class follows them as the teacher's link writes them.
 ARRAYS = {"w": "hand_weights", "x": "edited_x"}
 OLD_CODE = re.compile(r"[A-Za-z0-9_-]{16}")  # a code of an earlier version of the app

@@ -14,30 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ffn_ui.classroom import store as rules
-from ffn_ui.classroom.store import (
-    CLOSED,
-    CROWD,
-    FULL_ADDRESS,
-    FULL_QUESTION,
-    FULL_ROOM,
-    GONE,
-    NOT_TEACHER,
-    RATE,
-    UNKNOWN,
-    USUAL,
-    Durations,
-    Look,
-    NotTeacherError,
-    RoomError,
-    RoomGoneError,
-    Seen,
-    check_code,
-    check_question,
-    check_voter,
-    full_server,
-    new_code,
-    view_json,
-)
 
 
 @dataclass
@@ -58,7 +34,9 @@ class Room:
 class MemoryRoomStore:
     """Rooms in this server process, behind one lock."""
 
-    def __init__(self, durations: Durations = USUAL, clock: Callable[[], float] = time.time):
+    def __init__(
+        self, durations: rules.Durations = rules.USUAL, clock: Callable[[], float] = time.time
+    ):
         self.times, self.clock = durations, clock
         self.rooms: dict[str, Room] = {}
         self.lock = threading.Lock()
@@ -70,10 +48,10 @@ class MemoryRoomStore:
             self.forget_ended(now)
             live = [r for r in self.rooms.values() if now - r.heard <= self.times.away]
             if address and sum(r.address == address for r in live) >= rules.ROOMS_PER_ADDRESS:
-                raise RoomError(FULL_ADDRESS)
+                raise rules.RoomError(rules.FULL_ADDRESS)
             if len(live) >= rules.MAX_ROOMS or len(self.rooms) >= rules.MAX_HELD:
-                raise RoomError(full_server(self.times.away))
-            code, key = new_code(), secrets.token_urlsafe(rules.KEY_BYTES)
+                raise rules.RoomError(rules.full_server(self.times.away))
+            code, key = rules.new_code(), secrets.token_urlsafe(rules.KEY_BYTES)
             self.rooms[code] = Room(key=key, address=address, heard=now)
             return code, key
 
@@ -84,15 +62,15 @@ class MemoryRoomStore:
     def room(self, code: str, key: str | None = None) -> Room:
         """The held room, checking the teacher's key when one is needed (and then noting
         that the teacher was heard from)."""
-        check_code(code)
+        rules.check_code(code)
         now = self.clock()
         self.forget_ended(now)
         room = self.rooms.get(code)
         if room is None:
-            raise RoomGoneError(GONE)
+            raise rules.RoomGoneError(rules.GONE)
         if key is not None:
             if not isinstance(key, str) or not hmac.compare_digest(room.key, key):
-                raise NotTeacherError(NOT_TEACHER)
+                raise rules.NotTeacherError(rules.NOT_TEACHER)
             room.heard = now
         return room
 
@@ -101,42 +79,42 @@ class MemoryRoomStore:
             with self.lock:
                 self.room(code)
             return True
-        except RoomGoneError:
+        except rules.RoomGoneError:
             return False
 
-    def show(self, code: str, key: str, view: dict) -> Seen:
-        text = view_json(view)
+    def show(self, code: str, key: str, view: dict) -> rules.Seen:
+        text = rules.view_json(view)
         with self.lock:
             room = self.room(code, key)
             if text != room.view:
                 room.version, room.view = room.version + 1, text
             now = self.clock()
             here = [f for when, f in room.present.values() if now - when <= self.times.present]
-            return Seen(room.version, len(here), sum(here), frozenset(room.revealed))
+            return rules.Seen(room.version, len(here), sum(here), frozenset(room.revealed))
 
-    def look(self, code: str, who: str = "", following: bool = True) -> Look:
+    def look(self, code: str, who: str = "", following: bool = True) -> rules.Look:
         with self.lock:
             room = self.room(code)
             if who:
-                check_voter(who)
+                rules.check_voter(who)
                 now = self.clock()
                 present = self.times.present
                 for gone in [v for v, (t, _) in room.present.items() if now - t > present]:
                     del room.present[gone]
                 if who in room.present or len(room.present) < rules.MAX_VOTERS:
                     room.present[who] = (now, bool(following))
-            return Look(room.version, json.loads(room.view), frozenset(room.revealed))
+            return rules.Look(room.version, json.loads(room.view), frozenset(room.revealed))
 
     def view(self, code: str) -> tuple[int, dict]:
         look = self.look(code)
         return look.version, look.view
 
     def ask(self, code: str, key: str, question: str, answers: Sequence[str]) -> None:
-        check_question(question, answers)
+        rules.check_question(question, answers)
         with self.lock:
             room = self.room(code, key)
             if question not in room.questions and len(room.questions) >= rules.MAX_QUESTIONS:
-                raise RoomError(f"A class asks at most {rules.MAX_QUESTIONS} questions.")
+                raise rules.RoomError(f"A class asks at most {rules.MAX_QUESTIONS} questions.")
             room.questions[question] = tuple(answers)
             room.votes.setdefault(question, {})
 
@@ -145,38 +123,38 @@ class MemoryRoomStore:
     ) -> None:
         """The voter's answer to the question; None takes their answer back. `address`
         is where the voter's browser connects from, as far as the server can tell."""
-        check_question(question, [] if answer is None else [answer])
-        check_voter(voter)
+        rules.check_question(question, [] if answer is None else [answer])
+        rules.check_voter(voter)
         address = address[: rules.MAX_ADDRESS_CHARS]
         with self.lock:
             room = self.room(code)
             if question not in room.questions or (
                 answer is not None and answer not in room.questions[question]
             ):
-                raise RoomError(UNKNOWN)
+                raise rules.RoomError(rules.UNKNOWN)
             if question in room.revealed:
-                raise RoomError(CLOSED)
+                raise rules.RoomError(rules.CLOSED)
             now = self.clock()
             rate = self.times.rate
             for who in [w for w, t in room.recent.items() if now - t[-1] > rate]:
                 del room.recent[who]  # nobody is kept who has not voted within the window
                 room.origin.pop(who, None)
             if voter not in room.recent and len(room.recent) >= rules.MAX_VOTERS:
-                raise RoomError(FULL_ROOM)
+                raise rules.RoomError(rules.FULL_ROOM)
             if (
                 address
                 and voter not in room.recent
                 and sum(a == address for a in room.origin.values()) >= rules.VOTERS_PER_ADDRESS
             ):
-                raise RoomError(CROWD)
+                raise rules.RoomError(rules.CROWD)
             recent = room.recent.get(voter, deque())
             while recent and now - recent[0] > rate:
                 recent.popleft()
             if len(recent) >= rules.VOTES_PER_MINUTE:
-                raise RoomError(RATE)
+                raise rules.RoomError(rules.RATE)
             votes = room.votes[question]
             if voter not in votes and answer is not None and len(votes) >= rules.MAX_VOTERS:
-                raise RoomError(FULL_QUESTION)
+                raise rules.RoomError(rules.FULL_QUESTION)
             recent.append(now)  # kept only once the vote is taken: never an empty record
             room.recent[voter] = recent
             room.origin.setdefault(voter, address)
@@ -194,11 +172,11 @@ class MemoryRoomStore:
             return counts
 
     def reveal(self, code: str, key: str, question: str) -> None:
-        check_question(question)
+        rules.check_question(question)
         with self.lock:
             room = self.room(code, key)
             if question not in room.questions:
-                raise RoomError("The class has not been asked that question.")
+                raise rules.RoomError("The class has not been asked that question.")
             room.revealed.add(question)
 
     def end(self, code: str, key: str) -> None:

@@ -1,7 +1,7 @@
 """A page's predict-then-reveal question, asked of the whole class, as Mentimeter or Kahoot
 run one.
 
-In a class, `ffn_ui.predict.predicted` hands its question to `class_round`:
+In a class, `ffn_ui.controls.predict.predicted` hands its question to `class_round`:
 - a student's guess is sent as their answer, counted once, anonymously; their page says
   "your answer is in" and shows no verdict and nothing that settles the question;
 - the teacher's page shows, live, how many students have answered and how many not yet
@@ -35,8 +35,8 @@ from ffn_ui.classroom.follow import (
 )
 from ffn_ui.classroom.store import ClassConnectionError, RoomError
 from ffn_ui.classroom.voter import voter
-from ffn_ui.display import show
-from ffn_ui.url import literal, sentence_start
+from ffn_ui.controls.url import literal, sentence_start
+from ffn_ui.page.display import show
 
 VOTED = "class_voted"  # session only: "code/question" -> the answer this session's vote holds
 TALLY_SECONDS = 1.0  # how often the teacher's chart of answers is redrawn

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.figures.base import ZERO_LINE, f32, figure, line_at, marker_scale
+from ffn_ui.figures.base import ZERO_LINE, curve, f32, figure, line_at, marker_scale
 from ffn_ui.figures.charts import curves
 from ffn_ui.figures.training import surface_contour
 
@@ -24,15 +24,14 @@ def activation_curves(z: np.ndarray, series: dict[str, np.ndarray], ytitle: str)
     if {"GELU", "GELU-tanh"} <= set(series):
         gap = np.asarray(series["GELU"]) - np.asarray(series["GELU-tanh"])
         fig.add_trace(
-            go.Scatter(
-                x=f32(z),
-                y=f32(gap),
-                mode="lines",
-                name="GELU − GELU-tanh (inset)",
-                line={"color": "black", "width": 1.5},
+            curve(
+                z,
+                gap,
+                "GELU − GELU-tanh (inset)",
+                {"color": "black", "width": 1.5},
+                hover="GELU − GELU-tanh at %{x:.3f}: %{y:.2e}<extra></extra>",
                 xaxis="x2",
                 yaxis="y2",
-                hovertemplate="GELU − GELU-tanh at %{x:.3f}: %{y:.2e}<extra></extra>",
             )
         )
         # top left: for z < 0 every activation stays near 0, so that corner is empty
@@ -50,23 +49,9 @@ def swiglu_surface(grid: np.ndarray, values: np.ndarray) -> go.Figure:
     fig = surface_contour(grid, grid, values, "silu(gate) × up", "gate", "up")
     ends = [float(grid[0]), float(grid[-1])]
     fig.add_trace(
-        go.Scatter(
-            x=f32(ends),
-            y=f32(ends),
-            mode="lines",
-            name="gate = up = z",
-            line={"color": "black", "dash": "dash", "width": 2},
-        )
+        curve(ends, ends, "gate = up = z", {"color": "black", "dash": "dash", "width": 2})
     )
-    fig.add_trace(
-        go.Scatter(
-            x=f32(ends),
-            y=f32([1, 1]),
-            mode="lines",
-            name="up = 1",
-            line={"color": "black", "dash": "dot", "width": 2},
-        )
-    )
+    fig.add_trace(curve(ends, [1, 1], "up = 1", {"color": "black", "dash": "dot", "width": 2}))
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     return fig
 

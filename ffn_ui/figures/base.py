@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.alt_text import number
+from ffn_ui.page.alt_text import number
 
 # Okabe-Ito: distinguishable with the common kinds of colour blindness. Every palette here is
 # checked under simulated colour-vision deficiencies in tests/ui/test_colour_vision.py.
@@ -30,7 +30,7 @@ FIRED_SCALE = [[0.0, "#FCBBA1"], [1.0, "#67000D"]]  # light to deep red: no whit
 MAX_COLUMNS = 256  # heatmap columns drawn; wider layers keep their most active neurons
 
 
-FONT_SIZE = 14  # charts' text; presenter mode enlarges it (ffn_ui.display.show)
+FONT_SIZE = 14  # charts' text; presenter mode enlarges it (ffn_ui.page.display.show)
 
 
 def f32(values) -> np.ndarray:
@@ -51,6 +51,27 @@ def figure(data: list, height: int = 380, **layout) -> go.Figure:
     for axis in ("xaxis", "yaxis"):
         titled(layout.get(axis, {}))
     return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def curve(x, y, name: str, line: dict, hover: str | None = None, **more) -> go.Scatter:
+    """A line through the points (x, y), sent as float32; `hover` is its hovertemplate."""
+    return go.Scatter(
+        x=f32(x), y=f32(y), mode="lines", name=name, line=line, hovertemplate=hover, **more
+    )
+
+
+def points(x, y, name: str, marker: dict, hover: str | None = None, **more) -> go.Scatter:
+    """Markers at the points (x, y), y sent as float32 and x as given (numbers or labels);
+    `more` can set mode="markers+text"."""
+    more.setdefault("mode", "markers")
+    return go.Scatter(x=x, y=f32(y), name=name, marker=marker, hovertemplate=hover, **more)
+
+
+def heatmap_trace(values: np.ndarray, x: list, y: list, what: str, hover: str, **scale):
+    """A heatmap of values (len(y), len(x)), sent as float32, its colour bar titled `what`;
+    `scale` gives its colours (colorscale, zmin, zmax) and any more properties."""
+    colorbar = {"title": what, "thickness": 12}
+    return go.Heatmap(z=f32(values), x=x, y=y, colorbar=colorbar, hovertemplate=hover, **scale)
 
 
 def titled(part: dict) -> None:

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.alt_text import number
 from ffn_ui.figures.base import (
     COLOURS,
     FIRED,
@@ -16,12 +15,15 @@ from ffn_ui.figures.base import (
     SILENT,
     SILENT_CELL,
     ZERO_LINE,
+    curve,
     diverging,
     f32,
     figure,
+    heatmap_trace,
     largest,
     line_at,
 )
+from ffn_ui.page.alt_text import number
 
 
 def bars(
@@ -152,14 +154,8 @@ def matrix_heatmap(
     values: np.ndarray, rows: list[str], cols: list[str], title: str, what: str = "value"
 ) -> go.Figure:
     """Any matrix on a diverging scale centred on zero, exact values on hover."""
-    heatmap = go.Heatmap(
-        z=f32(values),
-        x=cols,
-        y=rows,
-        **diverging(values),
-        colorbar={"title": what, "thickness": 12},
-        hovertemplate=f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>",
-    )
+    hover = f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>"
+    heatmap = heatmap_trace(values, cols, rows, what, hover, **diverging(values))
     return figure(
         [heatmap],
         min(700, max(260, 80 + 26 * len(rows))),
@@ -180,13 +176,12 @@ def curves(
 ) -> go.Figure:
     """One line per series over the same x axis; zero_lines draws the axes through 0."""
     data = [
-        go.Scatter(
-            x=f32(z),
-            y=f32(values),
-            mode="lines",
-            name=name,
-            line={"color": COLOURS[k % len(COLOURS)], "width": 3},
-            hovertemplate=f"{name}(%{{x:.3f}}) = %{{y:.6g}}<extra></extra>",
+        curve(
+            z,
+            values,
+            name,
+            {"color": COLOURS[k % len(COLOURS)], "width": 3},
+            hover=f"{name}(%{{x:.3f}}) = %{{y:.6g}}<extra></extra>",
         )
         for k, (name, values) in enumerate(series.items())
     ]
@@ -215,15 +210,16 @@ def spread_heatmap(values: np.ndarray, rows: list[str], cols: list[str]) -> go.F
 
     A sequential scale (white = unmoved), since there is no sign to show.
     """
-    heatmap = go.Heatmap(
-        z=f32(values),
-        x=cols,
-        y=rows,
+    hover = "%{y}<br>token %{x}<br>moved by %{z:.4g}<extra></extra>"
+    heatmap = heatmap_trace(
+        values,
+        cols,
+        rows,
+        "moved",
+        hover,
         colorscale=SEQUENTIAL,
         zmin=0,
         zmax=largest(values),
-        colorbar={"title": "moved", "thickness": 12},
-        hovertemplate="%{y}<br>token %{x}<br>moved by %{z:.4g}<extra></extra>",
         xgap=1,
         ygap=1,
     )

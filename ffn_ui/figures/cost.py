@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.alt_text import listed
-from ffn_ui.figures.base import SEQUENTIAL, f32, figure, line_at
+from ffn_ui.figures.base import SEQUENTIAL, figure, heatmap_trace, line_at
 from ffn_ui.figures.charts import log_lines
+from ffn_ui.page.alt_text import listed
 
 
 def flops_vs_length(
@@ -46,17 +46,17 @@ def routing_heatmap(
     probs: np.ndarray, chosen: np.ndarray, token_labels: list[str], expert_labels: list[str]
 ) -> go.Figure:
     """Token x expert router probabilities; a dot marks each token's chosen experts."""
-    heatmap = go.Heatmap(
-        z=f32(probs),
-        x=expert_labels,
-        y=token_labels,
+    heatmap = heatmap_trace(
+        probs,
+        expert_labels,
+        token_labels,
+        "probability",
+        "token %{y} → %{x}: probability %{z:.3f}<extra></extra>",
         colorscale=SEQUENTIAL,
         zmin=0,
         zmax=1,
         text=np.where(chosen, "●", ""),
         texttemplate="%{text}",
-        colorbar={"title": "probability", "thickness": 12},
-        hovertemplate="token %{y} → %{x}: probability %{z:.3f}<extra></extra>",
     )
     picks = [
         f"{token} → {', '.join(e for e, c in zip(expert_labels, row, strict=True) if c)}"

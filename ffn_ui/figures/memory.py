@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.alt_text import number
 from ffn_ui.figures.base import FIRED, SEQUENTIAL, SILENT, f32, figure
 from ffn_ui.figures.charts import bars, log_lines, matrix_heatmap
+from ffn_ui.page.alt_text import number
 
 
 def loss_and_recall(losses: np.ndarray, recall: np.ndarray) -> go.Figure:

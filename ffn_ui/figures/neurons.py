@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.figures.base import FIRED_SCALE, SILENT_CELL, diverging, f32, figure, largest
+from ffn_ui.figures.base import (
+    FIRED_SCALE,
+    SILENT_CELL,
+    diverging,
+    figure,
+    heatmap_trace,
+    largest,
+)
 
 
 def most_active_columns(
@@ -51,14 +58,14 @@ def firing_heatmap(
     marks = {}
     if mask and len(neuron_labels) <= 64:
         marks = {"text": np.where(fired, "", "·"), "texttemplate": "%{text}"}
-    heatmap = go.Heatmap(
-        z=f32(z),
-        x=neuron_labels,
-        y=token_labels,
+    heatmap = heatmap_trace(
+        z,
+        neuron_labels,
+        token_labels,
+        what,
+        f"token %{{y}}<br>neuron %{{x}}<br>{what} %{{z:.4g}}<extra></extra>",
         **scale,
         **marks,
-        colorbar={"title": what, "thickness": 12},
-        hovertemplate=f"token %{{y}}<br>neuron %{{x}}<br>{what} %{{z:.4g}}<extra></extra>",
         xgap=1 if len(neuron_labels) <= 64 else 0,
         ygap=1,
     )

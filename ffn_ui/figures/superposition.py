@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.figures.base import COLOURS, arrow, f32, figure
+from ffn_ui.figures.base import COLOURS, arrow, f32, figure, points
 
 
 def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
@@ -19,16 +19,18 @@ def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
         x, y = float(W[0, i]), float(W[1, i])
         colour = COLOURS[i % len(COLOURS)]
         arrows.append(arrow((0, 0), (x, y), colour))
+        hover = f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>"
+        marker = {"color": colour, "size": 7}
         data.append(
-            go.Scatter(
-                x=f32([x]),
-                y=f32([y]),
+            points(
+                f32([x]),
+                [y],
+                name,
+                marker,
+                hover,
                 mode="markers+text",
-                name=name,
                 text=[name],
                 textposition="top center",
-                marker={"color": colour, "size": 7},
-                hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
             )
         )
     limit = 1.25 * max(1.0, float(np.abs(W).max()))

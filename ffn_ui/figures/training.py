@@ -6,7 +6,17 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.figures.base import COLOURS, DIVERGING, SILENT, diverging, f32, figure, line_at
+from ffn_ui.figures.base import (
+    COLOURS,
+    DIVERGING,
+    SILENT,
+    curve,
+    diverging,
+    f32,
+    figure,
+    heatmap_trace,
+    line_at,
+)
 from ffn_ui.figures.charts import log_lines
 
 
@@ -33,18 +43,18 @@ def decision_surface(
 ) -> go.Figure:
     """P(class 1) over a square grid, with the training points on top. prob: (G, G)."""
     data = [
-        go.Heatmap(
-            x=f32(grid),
-            y=f32(grid),
-            z=f32(prob),
+        heatmap_trace(
+            prob,
+            f32(grid),
+            f32(grid),
+            "P(class 1)",
+            "(%{x:.2f}, %{y:.2f}): P = %{z:.3f}<extra></extra>",
             colorscale=DIVERGING,
             zmid=0.5,  # undecided is white
             zmin=0,
             zmax=1,
-            colorbar={"title": "P(class 1)", "thickness": 12},
             opacity=0.55,  # pale enough for the points on top to stand out
-            hovertemplate="(%{x:.2f}, %{y:.2f}): P = %{z:.3f}<extra></extra>",
-        )
+        ),
     ]
     for cls, colour in ((0, COLOURS[0]), (1, COLOURS[5])):
         pts = X[y == cls]
@@ -73,13 +83,12 @@ def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -
             marker={"color": SILENT, "size": 5},
             hovertemplate="target(%{x:.2f}) = %{y:.4g}<extra></extra>",
         ),
-        go.Scatter(
-            x=f32(x),
-            y=f32(pred),
-            mode="lines",
-            name="FFN",
-            line={"color": COLOURS[0], "width": 3},
-            hovertemplate="FFN(%{x:.2f}) = %{y:.4g}<extra></extra>",
+        curve(
+            x,
+            pred,
+            "FFN",
+            {"color": COLOURS[0], "width": 3},
+            hover="FFN(%{x:.2f}) = %{y:.4g}<extra></extra>",
         ),
     ]
     return figure(data, 400, title=title, legend={"orientation": "h", "y": -0.12})
@@ -105,13 +114,12 @@ def eps_sweep(epsilons: np.ndarray, errors: np.ndarray, chosen: float) -> go.Fig
 def loss_along_score(shifts: np.ndarray, losses: np.ndarray, kink: float, chosen: float):
     """One token's loss as a silent neuron's score is moved by s: flat until s reaches the
     kink (where the score crosses 0), then straight. The chosen s is marked."""
-    curve = go.Scatter(
-        x=f32(shifts),
-        y=f32(losses),
-        mode="lines",
-        name="loss",
-        line={"color": COLOURS[0], "width": 3},
-        hovertemplate="s = %{x:.2f}: loss %{y:.6g}<extra></extra>",
+    loss = curve(
+        shifts,
+        losses,
+        "loss",
+        {"color": COLOURS[0], "width": 3},
+        hover="s = %{x:.2f}: loss %{y:.6g}<extra></extra>",
     )
     here = go.Scatter(
         x=f32([chosen]),
@@ -122,7 +130,7 @@ def loss_along_score(shifts: np.ndarray, losses: np.ndarray, kink: float, chosen
     )
     label = dict(x=kink, y=1, yref="y domain", text="score = 0", showarrow=False, xanchor="left")
     return figure(
-        [curve, here],
+        [loss, here],
         340,
         title="this token's loss as the score moves",
         xaxis={"title": "change of the score, s"},

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.alt_text import listed, number
 from ffn_ui.figures.base import (
     COLOURS,
     OTHER,
@@ -15,7 +14,9 @@ from ffn_ui.figures.base import (
     figure,
     line_at,
     pair,
+    points,
 )
+from ffn_ui.page.alt_text import listed, number
 
 
 def neuron_writes_figure(
@@ -51,16 +52,9 @@ def neuron_writes_figure(
                 hovertemplate="b2 adds %{y:.4g} to %{x}<extra></extra>",
             )
         )
-    data.append(
-        go.Scatter(
-            x=coord_labels,
-            y=f32(out),
-            mode="markers",
-            name="output (the sum)",
-            marker={"symbol": "diamond", "size": 14, "color": "black"},
-            hovertemplate="output %{x} = %{y:.6g}<extra></extra>",
-        )
-    )
+    diamond = {"symbol": "diamond", "size": 14, "color": "black"}
+    hover = "output %{x} = %{y:.6g}<extra></extra>"
+    data.append(points(coord_labels, out, "output (the sum)", diamond, hover))
     return figure(
         data,
         400,
@@ -103,16 +97,8 @@ def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Fi
         (x0, y0), (x1, y1) = tails[k], tips[k]
         colour = COLOURS[k % len(COLOURS)] if name != "b2" else "black"
         arrows.append(arrow((x0, y0), (x1, y1), colour))
-        data.append(
-            go.Scatter(
-                x=f32([x1]),
-                y=f32([y1]),
-                mode="markers",
-                name=name,
-                marker={"color": colour, "size": 6},
-                hovertemplate=f"after {name}: (%{{x:.4g}}, %{{y:.4g}})<extra></extra>",
-            )
-        )
+        hover = f"after {name}: (%{{x:.4g}}, %{{y:.4g}})<extra></extra>"
+        data.append(points(f32([x1]), [y1], name, {"color": colour, "size": 6}, hover))
     data.append(
         go.Scatter(
             x=f32([0]),
@@ -122,9 +108,9 @@ def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Fi
             marker={"color": "grey", "size": 8},
         )
     )
-    points = np.vstack([tails, tips, [[0, 0]]])
-    pad = 0.15 * max(1.0, float(np.abs(points).max()))
-    lo, hi = points.min(axis=0) - pad, points.max(axis=0) + pad
+    corners = np.vstack([tails, tips, [[0, 0]]])
+    pad = 0.15 * max(1.0, float(np.abs(corners).max()))
+    lo, hi = corners.min(axis=0) - pad, corners.max(axis=0) + pad
     writes = [f"{name} writes {pair(step)}" for name, step in zip(labels, parts, strict=True)]
     alt = (
         f"Tip to tail from (0, 0): {listed(writes)}; b2 adds {pair(b2)}; the output ends "

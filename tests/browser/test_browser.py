@@ -32,11 +32,12 @@ from helpers import ANSWERS, BACKPROP
 from playwright.sync_api import expect
 
 from ffn_core.init import init_weights
-from ffn_core.pretrained import Edit, cosine
+from ffn_core.models.edits import Edit
+from ffn_core.models.minilm.model import cosine
 from ffn_core.weights_io import weights_to_npz
-from ffn_ui.display import IN_NUMBERS
-from ffn_ui.path import STEPS, TIERS
-from ffn_ui.real_model import DEFAULT
+from ffn_ui.models.minilm import DEFAULT
+from ffn_ui.page.display import IN_NUMBERS
+from ffn_ui.page.path import STEPS, TIERS
 
 
 def heatmap_shape(page) -> list[int] | None:

@@ -34,7 +34,7 @@ from browser import (
 )
 from playwright.sync_api import expect
 
-from ffn_ui.path import STEPS
+from ffn_ui.page.path import STEPS
 
 NOT_PRESSED = ("Start a class", "End the class", "Reveal to the class")
 QUESTION = '[data-testid="stRadio"]:has(label:has-text("not sure yet"))'

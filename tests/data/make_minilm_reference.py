@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 from transformers import BertModel, BertTokenizer
 
-from ffn_core.model_files import find_model_dir
+from ffn_core.models.minilm.files import find_model_dir
 
 SENTENCES = [
     "The cat sat on the mat.",

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from transformers import AutoTokenizer, LlamaForCausalLM
 
-from ffn_core.smollm_files import find_smollm_file
+from ffn_core.models.smollm.files import find_smollm_file
 
 # Token ids only: digits, accents, emoji, code, white space and chat markup.
 TOKEN_TEXTS = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from helpers import ALL_PAGES, ANSWERS, GLOSSARY, click, open_page
 
-from ffn_ui.display import IN_NUMBERS
+from ffn_ui.page.display import IN_NUMBERS
 from harness.caps import largest_chart
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")

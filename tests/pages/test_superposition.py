@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from helpers import SUPERPOSITION, decode, open_page, traces
 
-import ffn_ui.superposition as sp
+import ffn_ui.parts.superposition as sp
 from ffn_core.superposition import (
     dimensions_per_feature,
     feature_dimensionality,

@@ -23,7 +23,7 @@ from helpers import (
     warnings_text,
 )
 
-from ffn_ui.url import REGISTRY_KEY
+from ffn_ui.controls.url import REGISTRY_KEY
 
 FUZZ = ["", "abc", "nan", "inf", "-1", "1e308", "3.5", "x" * 400]
 

@@ -7,7 +7,7 @@ import threading
 
 import requests
 
-from ffn_ui.server import SESSION_UPLOADS
+from ffn_ui.page.server import SESSION_UPLOADS
 from harness.caps import split_guesses
 from harness.class_protocol import Participant
 from harness.protocol import Visitor

@@ -18,7 +18,9 @@ import plotly.colors
 import pytest
 from colorspacious import cspace_convert, deltaE
 
-from ffn_ui import backprop, figures, language_model_sections
+from ffn_ui import figures
+from ffn_ui.parts import backprop
+from ffn_ui.parts.language_model import sections as language_model_sections
 
 DEFICIENCIES = ("deuteranomaly", "protanomaly", "tritanomaly")
 VISIONS = ("typical", *DEFICIENCIES)

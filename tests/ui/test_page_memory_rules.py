@@ -5,7 +5,7 @@ a function defined in a page keeps that page's globals alive with it: every arra
 page's last run. At the caps that pinned 60-70 MB per visitor, found with
 tests/server/test_server_memory.py. Callbacks, fragments and cached functions therefore live in
 ffn_ui modules, and a button that sets controls hands `st.session_state.update` its values
-(ffn_ui/buttons.py).
+(ffn_ui/controls/buttons.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from helpers import NEURONS, decode, heatmap, npz_bytes, open_page, relu
 from ffn_core.init import init_weights
 from ffn_core.tokens import embed_words
 from ffn_core.weights_io import weights_to_npz
-from ffn_ui.files import apply_upload
+from ffn_ui.page.files import apply_upload
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
