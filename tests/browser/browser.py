@@ -362,3 +362,26 @@ def shows(page, text: str) -> None:
 def chosen(page, name: str) -> str:
     """The option a select box shows."""
     return page.get_by_role("combobox", name=name, exact=True).input_value()
+
+
+# Markdown and HTML a hostile visitor puts in a link or a text box: each must show as text.
+PAYLOADS = [
+    "[Log in again](https://evil.example/login)",
+    "![t](https://evil.example/t.png)",
+    ":red[**Your session expired**] :material/warning:",
+    "<img src=https://evil.example/x.png> https://evil.example www.evil.example",
+]
+
+
+def foreign(page) -> dict:
+    """Links and images in the page that point away from the app, and styled spoof text."""
+    return page.evaluate(
+        """() => ({
+            links: [...document.querySelectorAll('a[href]')]
+                .map(a => a.href).filter(h => !h.startsWith(location.origin)),
+            images: [...document.querySelectorAll('img')].map(i => i.src)
+                .filter(s => s && !s.startsWith(location.origin) && !s.startsWith('data:')),
+            red: [...document.querySelectorAll('[data-testid="stAlert"] span')]
+                .filter(s => getComputedStyle(s).color === 'rgb(255, 43, 43)').length,
+        })"""
+    )

@@ -11,17 +11,11 @@ import json
 from urllib.parse import urlencode
 
 import pytest
-from browser import change_address, open_page, server_log_tail
+from browser import PAYLOADS, change_address, foreign, open_page, server_log_tail
 from playwright.sync_api import expect
 
 from harness.server import AppServer
 
-PAYLOADS = [
-    "[Log in again](https://evil.example/login)",
-    "![t](https://evil.example/t.png)",
-    ":red[**Your session expired**] :material/warning:",
-    "<img src=https://evil.example/x.png> https://evil.example www.evil.example",
-]
 # Each page and the bound key a payload travels in.
 WHERE = [
     ("Neurons", "act"),  # a select box
@@ -29,20 +23,6 @@ WHERE = [
     ("Backprop", "dout"),  # typed text, with ?loss=typed in
     ("Collapse", "task"),
 ]
-
-
-def foreign(page) -> dict:
-    """Links and images in the page that point away from the app, and styled spoof text."""
-    return page.evaluate(
-        """() => ({
-            links: [...document.querySelectorAll('a[href]')]
-                .map(a => a.href).filter(h => !h.startsWith(location.origin)),
-            images: [...document.querySelectorAll('img')].map(i => i.src)
-                .filter(s => s && !s.startsWith(location.origin) && !s.startsWith('data:')),
-            red: [...document.querySelectorAll('[data-testid="stAlert"] span')]
-                .filter(s => getComputedStyle(s).color === 'rgb(255, 43, 43)').length,
-        })"""
-    )
 
 
 @pytest.mark.parametrize(("path", "key"), WHERE)

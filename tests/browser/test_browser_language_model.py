@@ -10,7 +10,9 @@ from urllib.parse import urlencode
 
 from browser import (
     CHART_COUNTS,
+    PAYLOADS,
     chosen,
+    foreign,
     no_exception,
     open_page,
     pick,
@@ -19,7 +21,6 @@ from browser import (
     type_into,
 )
 from playwright.sync_api import expect
-from test_browser_hostile import PAYLOADS, foreign
 
 CHARTS = CHART_COUNTS["language_model"]
 
