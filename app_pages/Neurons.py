@@ -47,8 +47,8 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
     figures.MAX_COLUMNS,
 )
 
-# Asked before the heatmap and the counts below it, which show the answer.
-# the hand-edited tables start as the random weights, rounded
+# Asked before the heatmap and the counts below it, which show the answer. Hand-edited
+# tables start as the random weights, rounded, so they fire for the same random reason.
 random_weights = st.session_state.get("init") in ("normal", "Xavier", "hand-edited")
 question = firing_question(fired, threshold, random_weights)
 answered = predicted(question, setting=hashlib.sha256(fired.tobytes()).hexdigest()[:12])
