@@ -49,6 +49,18 @@ def pytest_addoption(parser):
     )
 
 
+# Each test folder is a tier, and each tier a marker: `-m "not browser"` runs all but the
+# Chromium tests, `-m core` the core's alone.
+TIERS = ("core", "models", "ui", "pages", "server", "browser")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        folder = item.path.parent.name
+        if folder in TIERS:
+            item.add_marker(folder)
+
+
 def pytest_generate_tests(metafunc):
     if "walk_seed" in metafunc.fixturenames:
         seeds = [int(s) for s in metafunc.config.getoption("--walk-seeds").split(",")]

@@ -46,6 +46,7 @@ HIGH_CONTRAST_CSS = """
 [data-testid="stApp"], [data-testid="stApp"] * { color: #000000 !important; }
 [data-testid="stCaptionContainer"] { opacity: 1 !important; }
 [data-testid="stApp"] a { text-decoration: underline !important; }
+[data-tag] { background-color: #ffffff !important; border: 2px solid #000000; }
 """
 
 

@@ -53,6 +53,8 @@ class Reruns:
     def __init__(self, page) -> None:
         self.finished = 0
         self.pages = 0
+        self.asked = 0  # runs the page asked for itself, not a fragment's timer
+        self.answered = 0  # runs that finished while one the page asked for was waiting
         self.frames: deque[str] = deque(maxlen=FRAMES_KEPT)
         self.start = time.monotonic()
         page.on("websocket", self._watch)
@@ -75,6 +77,7 @@ class Reruns:
         kind = msg.WhichOneof("type")
         if kind == "rerun_script":
             state = msg.rerun_script
+            self.asked += not state.is_auto_rerun
             kind += f" page={state.page_name!r} fragment={state.fragment_id[:12]!r}"
             kind += f" auto={state.is_auto_rerun} query={state.query_string[:60]!r}"
         self.frames.append(f"{self._now()} sent {kind}")
@@ -100,6 +103,8 @@ class Reruns:
         ):
             self.finished += 1
             self.pages += msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+            if self.answered < self.asked:
+                self.answered += 1
 
     def wait_for_page_run(self, count: int, page, timeout: float = 30) -> None:
         """Wait until a whole-page run after `count` has finished, and the browser has
@@ -110,6 +115,15 @@ class Reruns:
                 raise TimeoutError(f"no page run finished after run {count}")
             page.wait_for_timeout(50)
         page.wait_for_timeout(300)
+
+    def wait_for_answer(self, count: int, page, timeout: float = 30) -> None:
+        """Wait until a run the page asked for after `count` answered runs has finished: a
+        click's run, whole-page or fragment, while a class's timers keep polling."""
+        deadline = time.monotonic() + timeout
+        while self.answered <= count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no run the page asked for finished after {count}")
+            page.wait_for_timeout(50)
 
     def wait_for_more_than(self, count: int, page, timeout: float = 20) -> None:
         """Wait until a run after `count` has finished, then until the app is idle."""

@@ -76,15 +76,17 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
         assert violations(page) == [], f"WCAG 2.1 AA, {label}"
         assert page.evaluate(TOOLBARS_SHOWN) == (0 if label == "phone" else CHART_COUNTS[name])
         assert page.evaluate(CUT_LINKS) == [], f"links cut off, {label}"
-    # a projector: presenter mode at 1024 x 768, switched on by the address in this session
+    # a projector: presenter mode and high contrast at 1024 x 768, switched on by the address
+    # in this session: the page then reads as a presenter's link opens it (below)
     page.set_viewport_size(PROJECTOR)
-    change_address(page, reruns, "?presenter=true")
+    change_address(page, reruns, "?presenter=true&contrast=true")
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS[name])
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize == '24px'")
     no_exception(page)
-    assert save_screenshot(page, f"{name}-projector").stat().st_size > 10_000
+    presenter_checks(page, name)
     assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a projector"
     assert page.evaluate(CUT_LINKS) == [], "links cut off, presenter mode on a projector"
+    assert save_screenshot(page, f"{name}-projector").stat().st_size > 10_000
     page.set_viewport_size(PHONE)
     assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a phone"
     page.close()
@@ -163,16 +165,11 @@ TITLE_LINES = """() => {
 }"""
 
 
-@pytest.mark.parametrize("name", list(PAGES))
-def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
-    """Opened by a ?presenter=true&contrast=true link at 1024 x 768: the sidebar starts
-    closed, the title takes at most two lines, the charts' text (ticks, hover labels) grows
-    with it, the first figure starts on the first screen (or the question it waits for is
-    on it), and every text reaches 7:1 contrast (WCAG AAA)."""
-    url = f"{server.url}/{PAGES[name]}?presenter=true&contrast=true"
-    page, _ = open_page(browser, url, CHART_COUNTS[name], viewport=PROJECTOR)
-    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
-    assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1
+def presenter_checks(page, name: str) -> None:
+    """Presenter mode with high contrast at 1024 x 768: the title takes at most two lines,
+    the charts' text (ticks, hover labels) grows with it, the first figure starts on the
+    first screen (or the question it waits for is on it), and every text reaches 7:1
+    contrast (WCAG AAA)."""
     assert page.evaluate(TITLE_LINES) <= 2
     fonts = page.evaluate(
         "() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => ["
@@ -185,6 +182,23 @@ def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, brow
         # Traps has no chart for open_page to wait for: this waits for its first question
         assert first_screen_holds_the_first_figure(page, PROJECTOR["height"])
     assert violations(page, WCAG_AAA) == [], "high contrast: WCAG AAA"
+
+
+# The pages whose first screen differs most: a plane, a heatmap, a question with no chart.
+# Presenter mode is set up once for every page (ffn_ui/page/setup.py); each page's own
+# first screen is checked above, after the address turned presenter mode on.
+PRESENTER_LINKS = ["home", "neurons", "traps"]
+
+
+@pytest.mark.parametrize("name", PRESENTER_LINKS)
+def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
+    """Opened cold by a ?presenter=true&contrast=true link at 1024 x 768: the sidebar
+    starts closed, and the page passes the presenter checks."""
+    url = f"{server.url}/{PAGES[name]}?presenter=true&contrast=true"
+    page, _ = open_page(browser, url, CHART_COUNTS[name], viewport=PROJECTOR)
+    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+    assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1
+    presenter_checks(page, name)
     no_exception(page)
     page.close()
 

@@ -71,12 +71,14 @@ def what_it_did(page) -> str:
 
 
 def act(teacher, reruns, students, click) -> None:
-    """Click something on the teacher's page, wait for the page to run (a control inside a
-    fragment reruns only that), then check the class."""
-    before = reruns.pages
+    """Click something on the teacher's page, wait for the run it asked for (a control
+    inside a fragment reruns only that), then check the class."""
+    pages, answered = reruns.pages, reruns.answered
     click()
-    with contextlib.suppress(TimeoutError):  # a fragment's own control: only it ran
-        reruns.wait_for_page_run(before, teacher, timeout=5)
+    with contextlib.suppress(TimeoutError):  # a click that asks for no run (an expander)
+        reruns.wait_for_answer(answered, teacher, timeout=5)
+    if reruns.pages > pages:
+        reruns.wait_for_page_run(pages, teacher)  # and drawn
     follows(students, teacher)
 
 

@@ -16,6 +16,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 from harness.protocol_walk import SENTENCES  # the protocol walk's, the same texts
 
+ACT_TIMEOUT = 10_000  # ms: a control a person can use takes a click at once; one that
+# cannot be used (covered, moving away) fails here instead of after Playwright's 30 s.
 # Every kind of control a person can change, found by Streamlit's test ids.
 CONTROLS = {
     "select": '[data-testid="stSelectbox"]',
@@ -29,6 +31,8 @@ CONTROLS = {
     "toggle": '[data-testid="stCheckbox"] label',
     "slider": '[data-testid="stSlider"] [role="slider"]',
     "expander": '[data-testid="stExpander"] summary',
+    # presenter mode starts with the sidebar closed: a person opens it with its arrow
+    "sidebar": '[data-testid="stExpandSidebarButton"]',
 }
 # Numbers a person might type: edge values, zero, negatives and far past any cap.
 NUMBERS = ["0", "-1", "1", "2", "3", "5", "8", "16", "64", "100", "999", "100000"]
@@ -38,11 +42,13 @@ KEYS = ["ArrowRight", "ArrowLeft", "Home", "End", "PageUp", "PageDown"]
 NOT_WALKED = ["Start a class"]
 EXCEPTION = '[data-testid="stException"]'
 # The indices of the elements matching a selector that a person could use: shown, with a
-# size, and neither disabled nor inside something disabled (Playwright's own rules).
+# size, on the page's width (a collapsed sidebar slides its controls off to the left), and
+# neither disabled nor inside something disabled (Playwright's own rules).
 USABLE = """([selector, left]) => [...document.querySelectorAll(selector)].flatMap((el, i) => {
     // checkVisibility also sees what a closed expander (<details>) hides from view
+    const box = el.getBoundingClientRect();
     const shown = el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true})
-        && el.getClientRects().length > 0;
+        && el.getClientRects().length > 0 && box.right > 0 && box.left < window.innerWidth;
     const disabled = el.disabled || el.closest('[aria-disabled="true"], fieldset[disabled]');
     return shown && !disabled && !left.includes(el.innerText.trim()) ? [i] : [];
 })"""
@@ -56,6 +62,9 @@ class Walker:
     reruns: object
     rng: random.Random
     trail: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.page.set_default_timeout(ACT_TIMEOUT)
 
     def step(self) -> None:
         """One random action on one visible control, then wait until the app is idle."""
@@ -211,3 +220,7 @@ class Walker:
     def _expander(self, control) -> str:
         control.click()
         return f"expander {control.inner_text()[:40]!r}"
+
+    def _sidebar(self, control) -> str:
+        control.click()
+        return "opened the sidebar"
