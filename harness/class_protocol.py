@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from urllib.parse import parse_qsl, urlencode
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
@@ -92,6 +93,15 @@ class Participant(Visitor):
                 setattr(state, name, given)
         return self.send(msg)
 
+    def history(self, query: str) -> Seen:
+        """Change the open page's address to `query` without reloading, as Back, Forward or
+        a link edited in place does: Chromium then sends the entry's query string, marked
+        as history navigation, and no control's value (recorded from its websocket)."""
+        self.query = query
+        msg = self.message()
+        msg.rerun_script.is_history_navigation = True
+        return self.send(msg)
+
     def navigate(self, page_hash: str) -> Seen:
         """Open another page as a browser does when a menu item or a page link is clicked:
         naming the page by its hash, with no query string and no widget states."""
@@ -115,6 +125,7 @@ class Participant(Visitor):
         widget = (control.id, control.fragment)
         if control.key and control.kind != "button":  # what the browser now holds
             self.values[control.key] = as_text(value)
+        self.write_address(control, value)
         if control.kind == "button":
             return self.change(widget, trigger_value=True)
         if control.kind in ("multiselect", "button_group"):
@@ -128,13 +139,26 @@ class Participant(Visitor):
             value = float(value)
         return self.change(widget, **{field: value})
 
-    def set(self, key: str, value: float) -> Seen:
-        """Move the slider with this key."""
-        return self.change(self.shown.widgets[key], double_array_value=[value])
+    def write_address(self, control: Control, value: object) -> None:
+        """Write a bound control's new value into the address, as the browser does before
+        it asks for the rerun (the server never sends it back): the key once per value,
+        and no key at all for the control's default."""
+        if not control.url_key:
+            return
+        pairs = parse_qsl(self.query, keep_blank_values=True)
+        pairs = [(k, v) for k, v in pairs if k != control.url_key]
+        if as_text(value) != control.default:
+            values = value if isinstance(value, list | tuple) else [value]
+            pairs += [(control.url_key, url_text(v)) for v in values]
+        self.query = urlencode(pairs)
+
+    def set(self, key: str, value: object) -> Seen:
+        """Set the control with this key (a slider, a box, a select box…) to `value`."""
+        return self.use(self.control(key), value)
 
     def choose(self, key: str, option: str) -> Seen:
         """Pick `option` of the radio buttons with this key (a browser sends its text)."""
-        return self.change(self.shown.widgets[key], string_value=option)
+        return self.use(self.control(key), option)
 
     def press(self, label: str) -> Seen:
         return self.change(self.shown.buttons[label], trigger_value=True)
@@ -172,6 +196,19 @@ class Participant(Visitor):
             seen = self.send(msg)
         return seen
 
+    @property
+    def notes(self) -> list[str]:
+        """Every note the page shows now: its last whole run's, then its fragments'."""
+        return [n for seen in [self.shown, *self.fragments.values()] for n in seen.notes]
+
+    def control(self, key: str) -> Control:
+        """The control with this key, as the page last drew it (a fragment's copy first)."""
+        for seen in [*self.fragments.values(), self.shown]:
+            for control in seen.controls:
+                if control.key == key:
+                    return control
+        raise KeyError(key)
+
     def notes_after(self, key: str) -> list[str]:
         """What the page says after the control `key`, in its latest run."""
         for seen in [*self.fragments.values(), self.shown]:
@@ -196,6 +233,15 @@ def as_text(value: object) -> str:
         return "|".join(as_text(v) for v in value)
     if isinstance(value, float | int) and not isinstance(value, bool):
         return f"{value:g}"
+    return str(value)
+
+
+def url_text(value: object) -> str:
+    """One value as the browser writes it into the address: true/false, 24 for 24.0."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 

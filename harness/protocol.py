@@ -41,6 +41,8 @@ class Control:
     value: str = ""  # what it shows, as text (a list of options joined by "|") …
     fresh: bool = False  # … as this run set it; else its default (the browser may hold another)
     max_chars: int = 0  # a text box's limit, which the browser keeps to (0: none)
+    url_key: str = ""  # the address's key it is bound to (bind="query-params"), or ""
+    default: str = ""  # its default, as `value` writes it
 
 
 @dataclass
@@ -55,6 +57,7 @@ class Seen:
     headings: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)  # markdown and captions
     charts: list[str] = field(default_factory=list)  # each Plotly chart's figure JSON
+    metrics: dict[str, str] = field(default_factory=dict)  # a metric's label: its value
     keyed_charts: dict[str, str] = field(default_factory=dict)  # a keyed chart's key: JSON
     widgets: dict[str, tuple[str, str]] = field(default_factory=dict)  # key: (id, fragment)
     buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # label: (id, fragment)
@@ -175,6 +178,8 @@ def note(seen: Seen, element, fragment_id: str, sidebar: bool = False) -> None:
         seen.charts.append(element.plotly_chart.spec)
         if "-" in element.plotly_chart.id:
             seen.keyed_charts[element.plotly_chart.id.rsplit("-", 1)[1]] = element.plotly_chart.spec
+    elif which == "metric":
+        seen.metrics[element.metric.label] = element.metric.body
     elif which == "exception":
         seen.exceptions.append(f"{element.exception.type}: {element.exception.message}")
     elif which == "page_link":
@@ -217,12 +222,15 @@ def read_control(kind: str, widget, fragment_id: str, sidebar: bool) -> Control:
         kind, widget.id, fragment_id, label, key, sidebar, options, low, high, step, integer,
         bool(getattr(widget, "disabled", False)), shown_value(kind, widget, options),
         bool(getattr(widget, "set_value", False)), getattr(widget, "max_chars", 0),
+        getattr(widget, "query_param_key", ""), shown_value(kind, widget, options, fresh=False),
     )  # fmt: skip
 
 
-def shown_value(kind: str, widget, options: tuple[str, ...]) -> str:
-    """The value a control shows: the one the run set (`set_value`), else its default."""
-    fresh = getattr(widget, "set_value", False)
+def shown_value(kind: str, widget, options: tuple[str, ...], fresh: bool | None = None) -> str:
+    """The value a control shows: the one the run set (`set_value`), else its default;
+    its default alone with `fresh=False`."""
+    if fresh is None:
+        fresh = getattr(widget, "set_value", False)
     if kind in ("radio", "selectbox"):
         if fresh:
             return widget.raw_value

@@ -30,8 +30,10 @@ PATH = ["Key_value_memory", "Neurons", "Collapse", "Position-wise", "Traps", "Ba
 NOT_PRESSED = ("Start a class", "End the class", "Reveal to the class", "GPT-2")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app():
+    """A server of the class tests' own, one per worker: they start many classes, and a
+    server keeps only a few live from one address (store.ROOMS_PER_ADDRESS)."""
     server = AppServer("class-protocol")
     server.start()
     yield server
@@ -117,6 +119,7 @@ def same_controls(student: Participant, teacher: Participant) -> bool:
     return not differences(student, teacher)
 
 
+@pytest.mark.long
 def test_students_follow_the_teacher_across_pages_by_the_menu_and_by_next_links(app):
     lesson = Lesson(app.port)
     typist = Participant(app.port)  # a third student types the code as it is read out
@@ -162,6 +165,7 @@ def buttons(seen) -> list[str]:
     ]
 
 
+@pytest.mark.long
 def test_every_page_works_while_a_class_runs_every_button_and_every_question(app, smollm_installed):
     """The teacher visits every page, presses each of its buttons and asks each of its
     questions; the students answer, the teacher's chart counts them exactly, and after
@@ -281,6 +285,7 @@ def hostile_act(hostile: Participant, lesson: Lesson, rng: random.Random) -> tup
     return f"opens its page with ?{query[:40]}", hostile.send(hostile.message())
 
 
+@pytest.mark.long
 def test_a_random_class_walk_never_shows_an_exception(app, walk_seed):
     """A teacher and students in a class, each doing random things: the teacher changes
     controls and pages, reveals, ends the class and starts another; students join by link

@@ -7,19 +7,13 @@ protocol to a real server, as the browser does when the slider moves.
 from __future__ import annotations
 
 from harness.protocol import Visitor
-from harness.server import AppServer
 
 
-def test_the_real_models_layer_slider_reruns_only_the_sections_about_one_layer(minilm):
-    app = AppServer("layer-fragment")
-    app.start()
-    try:
-        with Visitor(app.port) as visitor:
-            first = visitor.open("Real_model")
-            layer = first.widgets["rm_layer"]  # (widget id, its fragment's id)
-            moved = visitor.rerun("Real_model", first.page_hash, layer, 4)
-    finally:
-        app.stop()
+def test_the_real_models_layer_slider_reruns_only_the_sections_about_one_layer(server, minilm):
+    with Visitor(server.port) as visitor:
+        first = visitor.open("Real_model")
+        layer = first.widgets["rm_layer"]  # (widget id, its fragment's id)
+        moved = visitor.rerun("Real_model", first.page_hash, layer, 4)
     assert first.exceptions == [] and moved.exceptions == []
     assert first.widgets["d_model"][1] == "" and layer[1] != ""  # sidebar outside, layer in
     numbered = [h for h in first.headings if h[:1].isdigit()]

@@ -60,15 +60,10 @@ def test_twenty_students_opening_one_untrained_setting_train_it_once():
     assert together < 2 * alone, (alone, together)
 
 
-def test_the_protocol_visitor_sees_what_a_page_shows():
+def test_the_protocol_visitor_sees_what_a_page_shows(server):
     """The checks above read what Visitor collects: it must see notes and charts."""
-    app = AppServer("visitor")
-    app.start()
-    try:
-        with Visitor(app.port) as visitor:
-            seen = visitor.open("Neurons", "d_model=abc")
-    finally:
-        app.stop()
+    with Visitor(server.port) as visitor:
+        seen = visitor.open("Neurons", "d_model=abc")
     assert any("address set d_model to `abc`" in note for note in seen.notes)
     assert len(seen.charts) == 3 and not seen.exceptions  # the histogram waits for a guess
 

@@ -15,23 +15,14 @@ import pytest
 from ffn_ui.page.path import URL_PATHS
 from harness.class_protocol import Participant
 from harness.protocol_walk import ProtocolWalker
-from harness.server import AppServer
 
 STEPS = 40  # random actions per page
 LEFT_ALONE = ("Start a class",)  # a class polls for ever; its own tests walk it
 
 
-@pytest.fixture(scope="module")
-def app():
-    server = AppServer("protocol-walk")
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("path", sorted(set(URL_PATHS.values())), ids=lambda p: p or "Home")
-def test_a_random_walk_on_each_page_never_raises(app, path, walk_seed):
-    with Participant(app.port, page=path) as visitor:
+def test_a_random_walk_on_each_page_never_raises(server, path, walk_seed):
+    with Participant(server.port, page=path) as visitor:
         assert not visitor.shown.exceptions, (path, visitor.shown.exceptions)
         walker = ProtocolWalker(visitor, random.Random(f"{walk_seed}:{path}"), LEFT_ALONE)
         for _ in range(STEPS):

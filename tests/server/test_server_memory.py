@@ -46,6 +46,7 @@ def quiet_server():
         app.stop()
 
 
+@pytest.mark.long
 def test_distinct_seeds_sizes_and_texts_stay_under_the_ceiling(
     quiet_server, minilm, smollm_installed
 ):

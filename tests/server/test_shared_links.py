@@ -1,30 +1,17 @@
 """A shared link shares the view, never the guesses: its reader predicts before seeing
 the answer. Read from the protocol, as a browser receives the page; that a guess never
-enters the address bar is checked in Chromium (tests/browser/test_browser_superposition.py),
-since the browser writes a bound control's value there itself."""
+enters the address a browser writes is checked in tests/server/test_visitor_sequences.py
+(a protocol session writes a bound control's value there as the browser does)."""
 
 from __future__ import annotations
 
-import pytest
-
 from harness.class_protocol import Participant
-from harness.server import AppServer
 
 ASK = "Make your guess above to see the answer."
 
 
-@pytest.fixture(scope="module")
-def app():
-    server = AppServer("shared-links")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def test_a_link_that_still_holds_a_guess_asks_its_reader_and_drops_the_guess(app):
-    reader = Participant(app.port, "x1=-2&x2=-2&guess_home=neither")  # an older version's link
+def test_a_link_that_still_holds_a_guess_asks_its_reader_and_drops_the_guess(server):
+    reader = Participant(server.port, "x1=-2&x2=-2&guess_home=neither")  # an older version's link
     assert ASK in reader.shown.notes
     assert not [n for n in reader.shown.notes if n.startswith(("Right", "Not this time"))]
     assert reader.values["guess_home"] == "not sure yet"
@@ -52,12 +39,12 @@ ADDRESSES = {
 }
 
 
-def test_every_address_shared_before_opens_the_same_page_with_its_settings(app):
+def test_every_address_shared_before_opens_the_same_page_with_its_settings(server):
     """Each page by its old address, with a setting in the link that the page keeps."""
-    reader = Participant(app.port)
+    reader = Participant(server.port)
     assert sorted(reader.shown.pages) == sorted(ADDRESSES)  # the menu's addresses, exactly
     for path, title in ADDRESSES.items():
-        with Participant(app.port, "d_ff=24&presenter=true", path) as visitor:
+        with Participant(server.port, "d_ff=24&presenter=true", path) as visitor:
             assert visitor.shown.title == title, path
             assert not visitor.shown.exceptions, path
             assert visitor.values["presenter"] == "True", path
