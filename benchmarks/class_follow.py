@@ -13,7 +13,6 @@ publishes every 0.5 s and a student's page looks every 1 s (ffn_ui/classroom/fol
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 import time
@@ -26,7 +25,15 @@ from harness.server import AppServer
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path[:0] = [str(TESTS), str(TESTS / "browser")]  # the browser tests' own helpers
-from browser import CHROMIUM, CHROMIUM_ARGS, open_page  # noqa: E402 (after the path)
+from browser import (  # noqa: E402 (after the path)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DESKTOP,
+    Browser,
+    new_context,
+    open_page,
+    start_class,
+)
 
 
 def d_ff(page):
@@ -42,14 +49,13 @@ def main() -> None:
     app.start()
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            teacher, _ = open_page(browser, f"{app.url}/Neurons", 4)
-            teacher.get_by_role("button", name="Start a class", exact=True).click()
-            panel = teacher.get_by_text(re.compile(r"students join at"))
-            expect(panel).to_be_visible(timeout=20_000)
-            code = re.search(r"room=([A-Za-z0-9_-]{16})", panel.inner_text()).group(1)
+            chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = Browser(chromium, new_context(chromium, DESKTOP))
+            teacher, _ = open_page(browser, f"{app.url}/Neurons", None)
+            code, _ = start_class(teacher)
             students = [
-                open_page(browser, f"{app.url}/?room={code}", None)[0] for _ in range(args.students)
+                open_page(browser, f"{app.url}/?room={code}", None, own=True)[0]
+                for _ in range(args.students)
             ]
             for student in students:
                 expect(d_ff(student)).to_have_value("16", timeout=20_000)

@@ -27,8 +27,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from harness.server import AppServer
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+CHROMIUM = "/usr/bin/chromium-headless-shell"  # Debian's, as the browser tests use
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
 VIEWPORT = {"width": 1280, "height": 800}
 PAGES = {
     "Home": "", "Neurons": "Neurons", "Key–value memory": "Key_value_memory",

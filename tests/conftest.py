@@ -41,6 +41,13 @@ def scan_installed_components_once() -> None:
     )
 
 
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker more than the cores. A browser or class test spends part of its
+    time waiting (for a student's poll, for Chromium to draw), and a third worker fills
+    that time on two cores (benchmarks/RESULTS.md, "The test suite's own time")."""
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--walk-seeds",
@@ -59,6 +66,32 @@ def pytest_collection_modifyitems(config, items):
         folder = item.path.parent.name
         if folder in TIERS:
             item.add_marker(folder)
+    items[:] = long_tests_first(items, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
+def long_tests_first(items: list, workers: int) -> list:
+    """The tests marked `long` shared out to the head of each worker's first share.
+
+    xdist's worksteal schedule hands each of its workers one contiguous share of the
+    collection at the start, and later moves tests from the tail of a long queue to an
+    idle worker. A test of a minute or more left in the middle of a share starts late and
+    keeps its worker busy after the others are done; at the head of a share it starts at
+    once. Every worker reorders the same collection the same way, as xdist requires.
+    """
+    long = [item for item in items if item.get_closest_marker("long")]
+    if workers < 2 or not long:
+        return items
+    rest = [item for item in items if not item.get_closest_marker("long")]
+    shares, left = [], len(items)
+    for k in range(workers):  # the sizes worksteal cuts the collection into
+        shares.append(left // (workers - k))
+        left -= shares[-1]
+    ordered = []
+    for k, size in enumerate(shares):
+        heads = long[k::workers]
+        ordered += heads + rest[: max(0, size - len(heads))]
+        rest = rest[max(0, size - len(heads)) :]
+    return ordered + rest
 
 
 def pytest_generate_tests(metafunc):
@@ -69,12 +102,10 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="session")
 def server():
-    """One app server for every browser test of the run."""
-    from browser import require_chromium
-
+    """One app server per worker, for the browser tests and the protocol sessions that need
+    no server of their own (one that measures its CPU or memory starts its own)."""
     from harness.server import AppServer
 
-    require_chromium()
     app = AppServer()
     app.start()
     try:
@@ -84,18 +115,30 @@ def server():
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One Chromium for every browser test; each test opens its own fresh context."""
-    from browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
+def chromium():
+    """One Chromium per worker, and the context its tests' pages share (see browser.Browser)."""
+    from browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, new_context, require_chromium
     from playwright.sync_api import sync_playwright
 
     require_chromium()
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            yield chromium
+            yield launched, new_context(launched, DESKTOP)
         finally:
-            chromium.close()
+            launched.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """This test's Chromium: every page it opens is closed after it."""
+    from browser import Browser
+
+    opened = Browser(*chromium)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 @pytest.fixture

@@ -1,12 +1,13 @@
-"""Helpers for the real-browser tests: the app server, Chromium, and waiting for reruns.
+"""Helpers for the real-browser tests: Chromium, the pages a test opens, and waiting for reruns.
 
-Debian's Chromium driven by Python Playwright, the app
-started headless on a free port and stopped by process group, and reruns counted from the
-websocket's `script_finished` messages rather than from DOM flags.
+Debian's headless Chromium driven by Python Playwright, against the app started on a free
+port (tests/conftest.py), and reruns counted from the websocket's `script_finished`
+messages rather than from DOM flags.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections import deque
@@ -20,9 +21,10 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from harness.server import ARTIFACTS
 
-CHROMIUM = "/usr/bin/chromium"
+# Debian's headless shell: the same Blink and V8 as its full Chromium without the browser's
+# window layer, and a fifth less CPU for each page it loads (benchmarks/RESULTS.md).
+CHROMIUM = "/usr/bin/chromium-headless-shell"
 CHROMIUM_ARGS = [
-    "--headless",
     "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
@@ -41,8 +43,51 @@ def require_chromium() -> None:
     """Fail in CI, skip with the reason elsewhere, when the browser is missing."""
     require(
         Path(CHROMIUM).exists(),
-        f"{CHROMIUM} not found: apt-get install -y chromium fonts-liberation",
+        f"{CHROMIUM} not found: apt-get install -y chromium-headless-shell fonts-liberation",
     )
+
+
+def new_context(chromium, viewport: dict):
+    """A browser of one person's. They prefer reduced motion, as a person may: Streamlit
+    then animates less while a page runs, which costs Chromium a little less CPU."""
+    return chromium.new_context(viewport=viewport, reduced_motion="reduce")
+
+
+# Run before a page's own scripts at each load: the first load in a tab empties the
+# storage other tabs left (a tab's sessionStorage starts empty and survives its reloads).
+FRESH_STORAGE = """if (!sessionStorage.getItem("ffn-tab")) {
+    localStorage.clear();
+    sessionStorage.setItem("ffn-tab", "1");
+}"""
+
+
+class Browser:
+    """One test's Chromium. A page opens in the visitor's browser (`own=False`): a context
+    the worker's tests share, so Streamlit's scripts come from its cache, as they do for a
+    person who opens a second link; each page is still a session of its own. A page of
+    another person (`own=True`: a class's students, each with a cookie and so a voter id of
+    their own) opens in a context of its own. A new page starts with the browser's storage
+    empty (Streamlit keeps there whether a person opened the sidebar), as a fresh
+    browser's would; every page the test opened closes after it."""
+
+    def __init__(self, chromium, shared) -> None:
+        self.chromium, self.shared = chromium, shared
+        self.contexts: list = []
+
+    def new_page(self, viewport: dict, own: bool = False):
+        if own:
+            self.contexts.append(new_context(self.chromium, viewport))
+            return self.contexts[-1].new_page()
+        page = self.shared.new_page()
+        page.add_init_script(FRESH_STORAGE)
+        page.set_viewport_size(viewport)
+        return page
+
+    def close(self) -> None:
+        for page in self.shared.pages:
+            page.close()
+        for context in self.contexts:
+            context.close()
 
 
 class Reruns:
@@ -54,10 +99,16 @@ class Reruns:
         self.finished = 0
         self.pages = 0
         self.asked = 0  # runs the page asked for itself, not a fragment's timer
-        self.answered = 0  # runs that finished while one the page asked for was waiting
+        self.answered = 0  # of those, how many have finished
+        # what each run asked for and not yet finished wants: a fragment's run (True) or
+        # the whole page's (False); a fragment's timer finishing answers neither
+        self.waiting: deque[bool] = deque()
         self.frames: deque[str] = deque(maxlen=FRAMES_KEPT)
         self.start = time.monotonic()
         page.on("websocket", self._watch)
+        # what the page's own scripts report: a page that goes blank says why here
+        page.on("pageerror", lambda err: self.frames.append(f"{self._now()} page error {err}"))
+        page.on("crash", lambda _: self.frames.append(f"{self._now()} the page crashed"))
 
     def _watch(self, ws) -> None:
         if "/_stcore/stream" in ws.url:
@@ -77,7 +128,9 @@ class Reruns:
         kind = msg.WhichOneof("type")
         if kind == "rerun_script":
             state = msg.rerun_script
-            self.asked += not state.is_auto_rerun
+            if not state.is_auto_rerun:
+                self.asked += 1
+                self.waiting.append(bool(state.fragment_id))
             kind += f" page={state.page_name!r} fragment={state.fragment_id[:12]!r}"
             kind += f" auto={state.is_auto_rerun} query={state.query_string[:60]!r}"
         self.frames.append(f"{self._now()} sent {kind}")
@@ -102,9 +155,15 @@ class Reruns:
             msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
         ):
             self.finished += 1
-            self.pages += msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
-            if self.answered < self.asked:
+            whole_page = msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+            self.pages += whole_page
+            # a whole page's run answers what was asked before it, a fragment's run only
+            # a fragment's ask (the class's polling fragments finish between the two)
+            while self.waiting and (whole_page or self.waiting[0]):
+                self.waiting.popleft()
                 self.answered += 1
+                if not whole_page:
+                    break
 
     def wait_for_page_run(self, count: int, page, timeout: float = 30) -> None:
         """Wait until a whole-page run after `count` has finished, and the browser has
@@ -137,13 +196,21 @@ class Reruns:
         )
 
 
-def screenshot(page, name: str, whole: bool = True) -> Path:
+# Screenshots are for a person to look at, so a run takes them when asked for:
+# `FFN_SCREENSHOTS=1 python -m pytest -m browser` (each costs Chromium a redraw).
+SCREENSHOTS = os.environ.get("FFN_SCREENSHOTS") == "1"
+
+
+def screenshot(page, name: str, whole: bool = True, always: bool = False) -> Path | None:
     """A whole-page screenshot in test-artifacts/, for a person to look at; or only the
-    first screen, as a projector shows it (`whole=False`).
+    first screen, as a projector shows it (`whole=False`). Taken when the run asks for
+    screenshots, or `always` (a failure's, which its message names); else None.
 
     Streamlit scrolls inside its main section, not the document, so Playwright's
     full_page alone stops at the first screen: grow the viewport to the content first.
     """
+    if not (SCREENSHOTS or always):
+        return None
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     if not whole:
@@ -195,10 +262,13 @@ CHART_COUNTS = {
 }
 
 
-def open_page(browser, url, charts: int | None = 1, viewport=DESKTOP, on_request=None):
-    """A fresh browser context on `url`, once its first run finished and `charts` charts
-    are drawn (None: any number); `on_request` sees every request, the first one included."""
-    page = browser.new_context(viewport=viewport).new_page()
+def open_page(
+    browser: Browser, url, charts: int | None = 1, viewport=DESKTOP, on_request=None, own=False
+):
+    """A new page (a new session) on `url`, once its first run finished and `charts`
+    charts are drawn (None: any number); `on_request` sees every request, the first one
+    included; `own`: in a browser of its own, as another person (see Browser)."""
+    page = browser.new_page(viewport, own)
     if on_request:
         page.on("request", on_request)
     reruns = Reruns(page)
@@ -233,10 +303,16 @@ FIRST_TO_LOOK_AT = """() => {
 
 def first_screen_holds_the_first_figure(page, height: int) -> bool:
     """Whether a screen `height` high shows the page's first figure from its title down
-    (168 px of it), or the whole question that figure waits for."""
+    (168 px of it), or the whole question that figure waits for. Read until it does, for
+    up to 5 s: just after a run the browser may still show the last run's elements (the
+    intro presenter mode tucks away, say) above the new ones."""
     page.wait_for_function(FIRST_TO_LOOK_AT, timeout=EXPECT_TIMEOUT)
-    top, bottom, is_figure = page.evaluate(FIRST_TO_LOOK_AT)
-    return top <= height - 168 and (is_figure or bottom <= height)
+
+    def holds() -> bool:
+        top, bottom, is_figure = page.evaluate(FIRST_TO_LOOK_AT)
+        return top <= height - 168 and (is_figure or bottom <= height)
+
+    return settled(page, holds, True, seconds=5)
 
 
 def sidebar_links(page) -> list:
@@ -285,12 +361,12 @@ def chart_y(page, index: int, trace_type: str) -> list[float]:
     )
 
 
-def settled(page, read, expected):
-    """read() once it equals `expected`, or its last value after 10 s.
+def settled(page, read, expected, seconds: float = 10):
+    """read() once it equals `expected`, or its last value after `seconds`.
 
     A rerun replaces charts a moment after the script finishes, so poll rather than read once.
     """
-    for _ in range(50):
+    for _ in range(max(1, round(seconds / 0.2))):
         value = read()
         if value == expected:
             break
@@ -310,6 +386,23 @@ def nudge_slider(page, reruns, name: str):
     page.keyboard.press("ArrowRight")
     reruns.wait_for_more_than(before, page)
     return slider
+
+
+def resize(page, viewport: dict) -> None:
+    """Resize the page as a window would, and give Plotly time to lay its charts out again."""
+    page.set_viewport_size(viewport)
+    page.wait_for_timeout(250)
+
+
+def walk_failure(walker, server, where: str, seed: int) -> str:
+    """What a walk that met an exception says: its trail, the seed that replays it, the
+    exception and the server's last words."""
+    trail = "\n  ".join(walker.trail)
+    errors = walker.exceptions()
+    return (
+        f"{where}, seed {seed}: an exception after\n  {trail}\n\n{errors[0] if errors else ''}"
+        f"\n\nserver log:\n{server_log_tail(server)}"
+    )
 
 
 def change_address(page, reruns, query: str) -> None:

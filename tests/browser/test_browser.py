@@ -1,7 +1,14 @@
-"""The app in a real browser: cold links, controls, shared links, page switches, screenshots."""
+"""The app in a real browser: each page's cold link (layout, accessibility, a projector) and a
+short walk from it, the address bar, Back and Forward, the keyboard, the menu, uploads,
+expanders and downloads: what only a browser shows. What the server does with a click is
+checked through the protocol (tests/server/test_visitor_sequences.py and its neighbours).
+
+Screenshots for a person to look at: `FFN_SCREENSHOTS=1 python -m pytest -m browser`.
+"""
 
 from __future__ import annotations
 
+import random
 import re
 
 import numpy as np
@@ -11,6 +18,7 @@ from browser import (
     CHART_COUNTS,
     DESKTOP,
     EXPECT_TIMEOUT,
+    FIRST_TO_LOOK_AT,
     PAGES,
     PHONE,
     PROJECTOR,
@@ -21,19 +29,19 @@ from browser import (
     no_exception,
     nudge_slider,
     open_page,
+    resize,
     set_number,
     settled,
     settled_chart_y,
     shows,
     sidebar_links,
+    walk_failure,
 )
 from browser import screenshot as save_screenshot
-from helpers import ANSWERS, BACKPROP
 from playwright.sync_api import expect
+from walk import Walker
 
 from ffn_core.init import init_weights
-from ffn_core.models.edits import Edit
-from ffn_core.models.minilm.model import cosine
 from ffn_core.weights_io import weights_to_npz
 from ffn_ui.models.minilm import DEFAULT
 from ffn_ui.page.display import IN_NUMBERS
@@ -59,8 +67,19 @@ CUT_LINKS = """() => [...document.querySelectorAll(
     .filter(label => label.scrollWidth > label.clientWidth + 1).map(label => label.innerText)"""
 
 
+# Random actions per page after its cold load's checks: the protocol walk
+# (tests/server/test_protocol_walk.py) takes 40 on every page; this one looks for what only
+# a browser shows, from the page as the checks left it, at a browser's cost.
+WALK_STEPS = 3
+
+
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_loads_cold_by_its_own_link(server, browser, name):
+def test_every_page_loads_cold_by_its_own_link_then_takes_a_random_walk(
+    server, browser, name, walk_seed
+):
+    """One cold load a page for everything a browser checks on its first screen: desktop,
+    phone, and a projector with presenter mode and high contrast (WCAG 2.1 AA at each,
+    AAA in high contrast), then a seeded random walk from where those checks left it."""
     page, reruns = open_page(browser, f"{server.url}/{PAGES[name]}", CHART_COUNTS[name])
     no_exception(page)
     if name == "traps":
@@ -71,8 +90,8 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     words = page.locator('[data-testid="stText"]', has_text=IN_NUMBERS)
     expect(words).to_have_count(CHART_COUNTS[name])
     for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(viewport)  # screenshot() waits for Plotly to re-lay out
-        assert save_screenshot(page, f"{name}-{label}").stat().st_size > 10_000
+        resize(page, viewport)
+        save_screenshot(page, f"{name}-{label}")
         assert violations(page) == [], f"WCAG 2.1 AA, {label}"
         assert page.evaluate(TOOLBARS_SHOWN) == (0 if label == "phone" else CHART_COUNTS[name])
         assert page.evaluate(CUT_LINKS) == [], f"links cut off, {label}"
@@ -83,63 +102,22 @@ def test_every_page_loads_cold_by_its_own_link(server, browser, name):
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS[name])
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize == '24px'")
     no_exception(page)
+    # at the top, as a link opens it (the checks at phone size may have scrolled it)
+    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
     presenter_checks(page, name)
     assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a projector"
     assert page.evaluate(CUT_LINKS) == [], "links cut off, presenter mode on a projector"
-    assert save_screenshot(page, f"{name}-projector").stat().st_size > 10_000
-    page.set_viewport_size(PHONE)
+    save_screenshot(page, f"{name}-projector")
+    resize(page, PHONE)
     assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a phone"
-    page.close()
 
-
-def test_collapse_trains_both_networks_after_a_prediction(server, browser):
-    page, reruns = open_page(browser, f"{server.url}/Collapse?task=spiral", charts=None)
-    before = reruns.finished
-    question = page.get_by_role("radiogroup").filter(has_text="not sure yet").first
-    question.get_by_text("no", exact=True).click()
-    reruns.wait_for_more_than(before, page, timeout=60)
-    expect(page.locator(".js-plotly-plot")).to_have_count(7, timeout=EXPECT_TIMEOUT)
-    no_exception(page)
-    verdict = page.get_by_text("Right: with no bend the network is one matrix")
-    expect(verdict).to_be_visible()
-    assert "on spiral, " in verdict.inner_text()  # then how it compares with one class
-    save_screenshot(page, "collapse-trained-desktop")
-    page.close()
-
-
-def test_activations_range_slider_reruns_its_fragment(server, browser):
-    page, reruns = open_page(browser, f"{server.url}/Activations", CHART_COUNTS["activations"])
-    nudge_slider(page, reruns, "z from −r to r")  # 4.0 -> 4.5
-    first_chart = page.locator(".js-plotly-plot").first
-    x_max = settled(page, lambda: first_chart.evaluate("gd => Math.max(...gd._fullData[0].x)"), 4.5)
-    assert x_max == 4.5
-    assert "range=4.5" in page.url
-    no_exception(page)
-    page.close()
-
-
-def test_backprop_exercise_answers_then_its_nudge_reruns_it_and_a_new_seed_redraws_it(
-    server, browser
-):
-    """The silent-neuron exercise is a fragment: its question, its slider and its text
-    rerun on their own, and a change above it (the seed) still redraws it."""
-    page, reruns = open_page(browser, f"{server.url}/Backprop", charts=None)
-    before = reruns.finished
-    page.get_by_text(ANSWERS[BACKPROP]["guess_precision"], exact=True).click()
-    reruns.wait_for_more_than(before, page)
-    before = reruns.finished
-    page.get_by_role("radiogroup", name="while the score stays at or below zero").get_by_text(
-        "exactly zero", exact=True
-    ).click()
-    reruns.wait_for_more_than(before, page)
-    nudge_slider(page, reruns, "change the score by s")  # 0.5 -> 0.6
-    shows(page, "At s = 0.6 (score")
-    shows(page, "The loss differs from the loss at s = 0")
-    assert "nudge_w=0.6" in page.url
-    set_number(page, reruns, "seed", 7)
-    expect(page.get_by_text("so it is silent.")).to_be_visible()
-    no_exception(page)
-    page.context.close()
+    resize(page, DESKTOP)
+    walker = Walker(page, reruns, random.Random(f"{walk_seed}:{name}"))
+    for _ in range(WALK_STEPS):
+        walker.step()
+        errors = walker.exceptions()
+        assert not errors, walk_failure(walker, server, f"/{PAGES[name]}", walk_seed)
+    print(f"/{PAGES[name]}, seed {walk_seed}:", *walker.trail, sep="\n  ")  # shown with -s
 
 
 def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
@@ -165,6 +143,21 @@ TITLE_LINES = """() => {
 }"""
 
 
+def where_it_is(page) -> str:
+    """What a failed first-screen check is read from: where the first thing to look at is,
+    the page's scroll and the sidebar's edge, and a screenshot of the screen."""
+    shot = save_screenshot(page, "first-screen-that-failed", whole=False, always=True)
+    return (
+        str(
+            page.evaluate(f"""() => ({{first: ({FIRST_TO_LOOK_AT})(),
+        scrolled: document.querySelector('[data-testid="stMain"]').scrollTop,
+        sidebar: document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect().right,
+        viewport: [innerWidth, innerHeight]}})""")
+        )
+        + f"; {shot}"
+    )
+
+
 def presenter_checks(page, name: str) -> None:
     """Presenter mode with high contrast at 1024 x 768: the title takes at most two lines,
     the charts' text (ticks, hover labels) grows with it, the first figure starts on the
@@ -180,7 +173,7 @@ def presenter_checks(page, name: str) -> None:
     assert all(min(sizes) >= 14 and sizes[:2] == [20, 20] for sizes in fonts), fonts
     if name != "glossary":  # the one page with neither a figure nor a question
         # Traps has no chart for open_page to wait for: this waits for its first question
-        assert first_screen_holds_the_first_figure(page, PROJECTOR["height"])
+        assert first_screen_holds_the_first_figure(page, PROJECTOR["height"]), where_it_is(page)
     assert violations(page, WCAG_AAA) == [], "high contrast: WCAG AAA"
 
 
@@ -190,19 +183,7 @@ def presenter_checks(page, name: str) -> None:
 PRESENTER_LINKS = ["home", "neurons", "traps"]
 
 
-@pytest.mark.parametrize("name", PRESENTER_LINKS)
-def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
-    """Opened cold by a ?presenter=true&contrast=true link at 1024 x 768: the sidebar
-    starts closed, and the page passes the presenter checks."""
-    url = f"{server.url}/{PAGES[name]}?presenter=true&contrast=true"
-    page, _ = open_page(browser, url, CHART_COUNTS[name], viewport=PROJECTOR)
-    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
-    assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1
-    presenter_checks(page, name)
-    no_exception(page)
-    page.close()
-
-
+ROOT_FONT = "() => getComputedStyle(document.documentElement).fontSize"
 # Where Home's token marker is drawn on the screen: the plane's y axis maps x₂ to pixels.
 TOKEN_MARKER_Y = """() => {
     const gd = document.querySelector('.js-plotly-plot');
@@ -211,14 +192,23 @@ TOKEN_MARKER_Y = """() => {
 }"""
 
 
-def test_home_on_a_projector_shows_the_token_on_the_plane_on_the_first_screen(server, browser):
-    """At 1024 x 768 in presenter mode the sliders sit beside the plane, so the token at
-    (1, −1) is on the first screen: under the sliders, the plane was cut at x₂ ≈ −0.8."""
-    page, _ = open_page(browser, f"{server.url}/?presenter=true", CHART_COUNTS["home"],
-                        viewport=PROJECTOR)  # fmt: skip
-    assert page.evaluate(TOKEN_MARKER_Y) < PROJECTOR["height"] - 20
+@pytest.mark.parametrize("name", PRESENTER_LINKS)
+def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
+    """Opened cold by a ?presenter=true&contrast=true link at 1024 x 768: the sidebar
+    starts closed, and the page passes the presenter checks; its text stays large on a
+    wider screen. On Home the sliders sit beside the plane, so the token at (1, −1) is on
+    the first screen (under the sliders, the plane was cut at x₂ ≈ −0.8)."""
+    url = f"{server.url}/{PAGES[name]}?presenter=true&contrast=true"
+    page, _ = open_page(browser, url, CHART_COUNTS[name], viewport=PROJECTOR)
+    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+    assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1
+    presenter_checks(page, name)
+    if name == "home":
+        assert page.evaluate(TOKEN_MARKER_Y) < PROJECTOR["height"] - 20
     no_exception(page)
-    page.close()
+    resize(page, DESKTOP)
+    assert page.evaluate(ROOT_FONT) == "24px"
+    save_screenshot(page, f"{name}-presenter-desktop")
 
 
 def tab_to(page, label: str, presses: int = 120) -> None:
@@ -257,24 +247,6 @@ def test_neurons_token_and_view_change_from_the_keyboard(server, browser):
     # the heatmap now shows the scores (for ReLU with silent cells blank, the same numbers)
     assert settled(page, lambda: page.evaluate(scale), "pre-activation") == "pre-activation"
     no_exception(page)
-    page.close()
-
-
-def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server, browser):
-    page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
-    assert heatmap_shape(page) == [6, 16]  # six words, 16 neurons
-    d_ff = page.get_by_role("spinbutton", name="d_ff")
-    before = reruns.finished
-    d_ff.fill("24")
-    d_ff.press("Enter")
-    reruns.wait_for_more_than(before, page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["neurons"])
-    assert settled(page, lambda: heatmap_shape(page), [6, 24]) == [6, 24]
-    assert "d_ff=24" in page.url
-
-    go_to(page, reruns, "Key–value memory")
-    expect(page.get_by_role("spinbutton", name="d_ff")).to_have_value("24")
-    assert "Key_value_memory" in page.url and "d_ff=24" in page.url
     page.close()
 
 
@@ -333,47 +305,6 @@ def test_the_sidebar_menu_lists_the_path_in_its_tiers_and_follows_a_click(server
     page.close()
 
 
-def test_lesson_preset_link_with_hand_weights_reproduces_the_output(server, browser):
-    page, reruns = open_page(browser, f"{server.url}/Key_value_memory", CHART_COUNTS["key_value"])
-    before = reruns.finished
-    page.get_by_role("button", name="Lesson").click()
-    reruns.wait_for_more_than(before, page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(5)  # the plane's arrows join in
-    assert settled_chart_y(page, 1, "scatter", [0.0, 2.0]) == [0.0, 2.0]
-    assert "w=" in page.url and "x=" in page.url
-
-    fresh, _ = open_page(browser, page.url, charts=5)
-    no_exception(fresh)
-    assert chart_y(fresh, 1, "scatter") == [0.0, 2.0]
-    save_screenshot(fresh, "key_value-lesson-desktop")
-    page.close()
-    fresh.close()
-
-
-def test_presenter_mode_enlarges_text(server, browser):
-    page, _ = open_page(browser, f"{server.url}/Neurons?presenter=true", CHART_COUNTS["neurons"])
-    no_exception(page)
-    size = page.evaluate("() => getComputedStyle(document.documentElement).fontSize")
-    assert size == "24px"
-    save_screenshot(page, "neurons-presenter-desktop")
-    page.close()
-
-
-def test_a_token_picked_on_neurons_carries_to_key_value(server, browser):
-    page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
-    before = reruns.finished
-    token = page.get_by_role("combobox", name="token", exact=True)
-    token.click()
-    token.fill("3: sat")  # filters the options to one
-    token.press("Enter")
-    reruns.wait_for_more_than(before, page)
-    assert "tok=3%3A+sat" in page.url
-    go_to(page, reruns, "Key–value memory")
-    expect(page.get_by_text("1. Match: how well “3: sat” fits each key")).to_be_visible()
-    no_exception(page)
-    page.close()
-
-
 def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
 
     bad = tmp_path / "bad.json"
@@ -395,59 +326,6 @@ def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
     expect(page.get_by_text("Loaded good.npz: d_model 3, d_ff 5.")).to_be_visible()
     assert settled(page, lambda: heatmap_shape(page), [6, 5]) == [6, 5]
     assert np.isfinite(chart_y(page, 1, "bar")).all()
-    page.close()
-
-
-def heatmap_rows(page) -> list[str]:
-    """The rows of the page's first heatmap, on whichever chart it is drawn."""
-    return page.evaluate(
-        "() => { const gd = Array.from(document.querySelectorAll('.js-plotly-plot'))"
-        ".find(gd => (gd._fullData || [])[0]?.type === 'heatmap');"
-        " return gd ? Array.from(gd._fullData[0].y) : null; }"
-    )
-
-
-def test_real_model_preset_and_typed_sentence_redraw_it_and_the_link_keeps_them(server, browser):
-    page, reruns = open_page(browser, f"{server.url}/Real_model", CHART_COUNTS["real_model"])
-    before = reruns.finished
-    page.get_by_role("button", name="Bank", exact=True).click()
-    reruns.wait_for_more_than(before, page)
-    bank = ["0: [CLS]", "1: i", "2: deposited", "3: my", "4: salary", "5: at", "6: the"]
-    bank += ["7: bank", "8: .", "9: [SEP]"]
-    assert settled(page, lambda: heatmap_rows(page), bank) == bank
-    assert page.get_by_role("slider", name="layer").get_attribute("aria-valuetext") == "4"
-
-    before = reruns.finished
-    box = page.get_by_label("your sentence")
-    box.fill("Whales sing.")
-    box.press("Enter")
-    reruns.wait_for_more_than(before, page)
-    whales = ["0: [CLS]", "1: whales", "2: sing", "3: .", "4: [SEP]"]
-    assert settled(page, lambda: heatmap_rows(page), whales) == whales
-    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"])
-    no_exception(page)
-
-    fresh, _ = open_page(browser, page.url, CHART_COUNTS["real_model"])
-    assert heatmap_rows(fresh) == whales
-    assert fresh.get_by_role("slider", name="layer").get_attribute("aria-valuetext") == "4"
-    page.close()
-    fresh.close()
-
-
-def test_real_model_k_slider_reruns_its_section_with_the_cores_numbers(server, browser, minilm):
-    page, reruns = open_page(browser, f"{server.url}/Real_model", CHART_COUNTS["real_model"])
-    slider = nudge_slider(page, reruns, "k")  # 16 -> 17
-    assert slider.get_attribute("aria-valuetext") == "17"
-    trace = minilm.run(DEFAULT.text)
-    layer, token = DEFAULT.layer - 1, 2
-    off = np.argsort(-trace.ffn_act[layer, token], kind="stable")[:17]
-    edited = minilm.run(DEFAULT.text, [Edit(layer, int(j), 0.0, token) for j in off])
-    expected = f"{cosine(trace.embedding, edited.embedding):.4f}"
-    value = page.locator('[data-testid="stMetric"]', has_text="original vs switched off")
-    expect(value.locator('[data-testid="stMetricValue"]')).to_have_text(expected)
-    assert "rm_k=17" in page.url
-    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["real_model"])
-    no_exception(page)
     page.close()
 
 

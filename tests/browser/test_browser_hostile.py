@@ -44,7 +44,7 @@ def test_a_link_value_is_shown_as_text_and_loads_nothing_from_outside(server, br
         assert found == {"links": [], "images": [], "red": 0}, (path, key, payload, found)
         assert outside == [], (path, key, payload, outside)
         assert page.locator('[data-testid="stException"]').count() == 0
-    page.context.close()
+    page.close()
 
 
 def test_an_upload_named_as_a_link_is_named_as_text(server, browser, tmp_path):
@@ -58,12 +58,12 @@ def test_an_upload_named_as_a_link_is_named_as_text(server, browser, tmp_path):
     note = page.locator('[data-testid="stAlert"]', has_text="was not loaded")
     expect(note).to_contain_text(f"{name} was not loaded: missing W1, b1, W2, b2")
     assert foreign(page)["links"] == [] and foreign(page)["images"] == []
-    page.context.close()
+    page.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def quiet_server():
-    """A server of its own, so that only the upload runs on it while it is measured."""
+    """A server of its own, so that only the uploads run on it while they are measured."""
     app = AppServer("uploads")
     app.start()
     try:
@@ -84,7 +84,7 @@ def upload_and_measure(app, browser, path) -> tuple[float, float, str]:
     notes = " | ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())
     notes += " | " + page.locator('[data-testid="stFileUploader"]').inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.context.close()
+    page.close()
     return used, grown, notes
 
 

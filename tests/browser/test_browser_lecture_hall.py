@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+import pytest
 from browser import CHART_COUNTS, EXPECT_TIMEOUT, no_exception, open_page, start_class
 from playwright.sync_api import expect
 
@@ -31,8 +32,9 @@ def replicas_by_browser(hall: LectureHall) -> dict[str, set[str]]:
     return sent
 
 
+@pytest.mark.long
 def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
-    teacher, _ = open_page(browser, f"{hall.url}/Neurons", CHART_COUNTS["neurons"])
+    teacher, _ = open_page(browser, f"{hall.url}/Neurons", CHART_COUNTS["neurons"], own=True)
     code, link = start_class(teacher)
     assert link.startswith(f"{hall.url}/?room=")  # the join link is nginx's address
 
@@ -40,8 +42,8 @@ def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
     (teachers,) = replicas_by_browser(hall)[cookie]
     other = next(r for r in hall.replicas if f"127.0.0.1:{r.port}" != teachers)
     students = [
-        open_page(browser, link, None)[0],
-        open_page(browser, f"http://127.0.0.1:{other.port}/?room={code}", None)[0],
+        open_page(browser, link, None, own=True)[0],
+        open_page(browser, f"http://127.0.0.1:{other.port}/?room={code}", None, own=True)[0],
     ]
     for student in students:  # following, the join link's Home turns into Neurons
         expect(student.locator('[data-testid="stMain"] h1')).to_contain_text(
@@ -62,4 +64,4 @@ def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
     assert all(len(processes) == 1 for processes in by_browser.values()), by_browser
     for page in (teacher, *students):
         no_exception(page)
-        page.context.close()
+        page.close()
