@@ -168,3 +168,19 @@ def grouped_writes(
     if len(order) > top:
         rows.append(parts[order[top:]].sum(axis=0))
     return np.array(rows).reshape(len(rows), len(coords)), writing[order[:top]], len(order[top:])
+
+
+def affine_fit(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The single matrix and bias that come closest: A (d_in, d_out) and b (d_out,)
+    minimising the squared error of X @ A + b against Y, for X (n, d_in), Y (n, d_out)."""
+    design = np.column_stack([X, np.ones(len(X))])  # (n, d_in + 1)
+    coef, *_ = np.linalg.lstsq(design, Y, rcond=None)  # (d_in + 1, d_out)
+    return coef[:-1], coef[-1]
+
+
+def affine_fit_gap(X: np.ndarray, Y: np.ndarray) -> float:
+    """max |Y − (X @ A + b)| for the best-fitting A and b (affine_fit): 0, to rounding,
+    when Y is an affine map of X; for a bilinear map of X scaled by s, s² times the gap at
+    s = 1, since the fit can scale A by s and b by s² but not the quadratic part."""
+    A, b = affine_fit(X, Y)
+    return float(np.max(np.abs(Y - (X @ A + b)), initial=0.0))

@@ -8,9 +8,10 @@ INIT_SCHEMES = ("normal", "xavier")
 
 
 def init_weights(
-    d_model: int, d_ff: int, scheme: str = "normal", seed: int = 0
+    d_model: int, d_ff: int, scheme: str = "normal", seed: int = 0, gated: bool = False
 ) -> dict[str, np.ndarray]:
-    """W1 (d_model, d_ff), b1 (d_ff,), W2 (d_ff, d_model), b2 (d_model,), biases zero.
+    """W1 (d_model, d_ff), b1 (d_ff,), W2 (d_ff, d_model), b2 (d_model,), biases zero; or,
+    `gated`, SwiGLU's W_gate and W_up (d_model, d_ff) and W_down (d_ff, d_model).
 
     normal: entries N(0, 1 / fan_in), so a unit-variance input keeps unit variance.
     xavier: Glorot uniform, U(-a, a) with a = sqrt(6 / (fan_in + fan_out)).
@@ -25,8 +26,11 @@ def init_weights(
         bound = np.sqrt(6.0 / (fan_in + fan_out))
         return rng.uniform(-bound, bound, (fan_in, fan_out))
 
-    W1 = matrix(d_model, d_ff)  # (d_model, d_ff)
-    W2 = matrix(d_ff, d_model)  # (d_ff, d_model)
+    W1 = matrix(d_model, d_ff)  # (d_model, d_ff): W_gate when gated
+    W2 = matrix(d_ff, d_model)  # (d_ff, d_model): W_down when gated
+    if gated:
+        W_up = matrix(d_model, d_ff)  # (d_model, d_ff), drawn after the others
+        return {"W_gate": W1, "W_up": W_up, "W_down": W2}
     return {"W1": W1, "b1": np.zeros(d_ff), "W2": W2, "b2": np.zeros(d_model)}
 
 

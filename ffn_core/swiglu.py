@@ -4,6 +4,9 @@ gate = x @ W_gate         (..., d_ff)
 up   = x @ W_up           (..., d_ff)
 a    = silu(gate) * up    (..., d_ff)    the gate decides how much of `up` gets through
 out  = a @ W_down         (..., d_model)
+
+With the SiLU taken out (`gate_fn="identity"`), a = gate * up: the FFN is then a bilinear
+map of x, quadratic in it, and no single matrix (ffn_core.analysis.affine_fit_gap).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ffn_core.activations import silu, silu_grad
+from ffn_core.activations import get_activation, silu, silu_grad
 from ffn_core.ffn import weight_grad
 from ffn_core.shapes import as_float_arrays, check_input, check_matrix, check_shape
 
@@ -30,16 +33,24 @@ class SwiGLUCache:
     W_up: np.ndarray  # (d_model, d_ff)
     W_down: np.ndarray  # (d_ff, d_model)
     lead_shape: tuple[int, ...]
+    gate_fn: str = "silu"  # what the gate goes through: "silu", or "identity" (bilinear)
 
 
 def swiglu_forward(
-    x: np.ndarray, W_gate: np.ndarray, W_up: np.ndarray, W_down: np.ndarray
+    x: np.ndarray,
+    W_gate: np.ndarray,
+    W_up: np.ndarray,
+    W_down: np.ndarray,
+    gate_fn: str = "silu",
 ) -> tuple[np.ndarray, SwiGLUCache]:
     """(silu(x @ W_gate) * (x @ W_up)) @ W_down for every position independently.
 
     Shapes: x (..., d_model), W_gate and W_up (d_model, d_ff), W_down (d_ff, d_model).
+    `gate_fn` names the function the gate goes through (an ffn_core.ACTIVATIONS key):
+    "silu" for SwiGLU, "identity" for the bilinear map left when SiLU is taken out.
     Returns out (..., d_model) and the cache for `swiglu_backward`.
     """
+    gate_act = get_activation(gate_fn)
     x, W_gate, W_up, W_down = as_float_arrays(x=x, W_gate=W_gate, W_up=W_up, W_down=W_down)
     check_matrix("W_gate", W_gate, "(d_model, d_ff)")
     d_model, d_ff = W_gate.shape
@@ -50,10 +61,10 @@ def swiglu_forward(
     x2d = x.reshape(-1, d_model)  # (N, d_model)
     gate = x2d @ W_gate  # (N, d_ff)
     up = x2d @ W_up  # (N, d_ff)
-    s = silu(gate)  # (N, d_ff)
+    s = gate_act.fn(gate)  # (N, d_ff)
     a = s * up  # (N, d_ff)
     out = a @ W_down  # (N, d_model)
-    cache = SwiGLUCache(x2d, gate, up, s, a, W_gate, W_up, W_down, lead_shape)
+    cache = SwiGLUCache(x2d, gate, up, s, a, W_gate, W_up, W_down, lead_shape, gate_fn)
     return out.reshape(*lead_shape, d_model), cache
 
 
@@ -83,7 +94,7 @@ def hidden_grads(
     dout2d = dout.reshape(-1, d_model)  # (N, d_model)
     da = dout2d @ cache.W_down.T  # (N, d_ff)
     dup = da * cache.s  # (N, d_ff)
-    dgate = da * cache.up * silu_grad(cache.gate)  # (N, d_ff)
+    dgate = da * cache.up * get_activation(cache.gate_fn).derivative(cache.gate)  # (N, d_ff)
     dx = dgate @ cache.W_gate.T + dup @ cache.W_up.T  # (N, d_model)
     return dout2d, dgate, dup, dx.reshape(*cache.lead_shape, d_model)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ffn_core.ffn import ffn_backward, ffn_forward
+from ffn_core.forms import is_gated, run, run_backward
 from ffn_core.init import init_weights
 from ffn_core.softmax import log_softmax, softmax
 
@@ -116,19 +116,21 @@ def train_ffn(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> TrainResult:
-    """Full-batch Adam on the FFN d_model -> d_ff -> d_model.
+    """Full-batch Adam on the FFN d_model -> d_ff -> d_model: `activation` names its bend,
+    or a gated form ("swiglu", or "bilinear" with no SiLU; see ffn_core.forms).
 
     Deterministic for a seed. `progress(step)` is called every 50 steps.
     """
-    weights = {k: v.copy() for k, v in init_weights(X.shape[1], d_ff, "normal", seed).items()}
+    start = init_weights(X.shape[1], d_ff, "normal", seed, gated=is_gated(activation))
+    weights = {k: v.copy() for k, v in start.items()}
     optimiser = Adam(weights, lr)
     losses, scores = np.zeros(steps), np.zeros(steps)
     for step in range(steps):
-        out, cache = ffn_forward(X, **weights, activation=activation)
+        out, cache = run(X, weights, activation)
         losses[step], dout = loss_and_grad(out, y, kind)
         scores[step] = score(out, y, kind)
-        _, *grads = ffn_backward(dout, cache)
-        optimiser.step(dict(zip(weights, grads, strict=True)))
+        _, grads = run_backward(dout, cache)
+        optimiser.step(grads)
         if progress is not None and step % 50 == 0:
             progress(step)
     return TrainResult(weights, losses, scores)
@@ -136,7 +138,7 @@ def train_ffn(
 
 def class_probability(weights: dict[str, np.ndarray], points: np.ndarray, activation: str):
     """P(class 1) that a trained two-class network gives each point: points (n, 2) -> (n,)."""
-    out, _ = ffn_forward(points, **weights, activation=activation)  # (n, 2): class scores
+    out, _ = run(points, weights, activation)  # (n, 2): class scores
     return softmax(out)[:, 1]
 
 

@@ -1,7 +1,8 @@
 """Weights in and out as files: NPZ and JSON.
 
-Everything that arrives from outside is checked here before the app uses it: names,
-shapes, dtypes, finiteness and size. Nothing is unpickled or executed.
+A file holds the plain FFN's W1, b1, W2, b2, or SwiGLU's W_gate, W_up, W_down. Everything
+that arrives from outside is checked here before the app uses it: names, shapes, dtypes,
+finiteness and size. Nothing is unpickled or executed.
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import zipfile
 import numpy as np
 
 from ffn_core.ffn import check_weights
+from ffn_core.forms import GATED_NAMES, PLAIN_NAMES
+from ffn_core.shapes import check_matrix, check_shape
 from ffn_core.typed_numbers import MAX_MAGNITUDE
 
-WEIGHT_NAMES = ("W1", "b1", "W2", "b2")
+BOTH = "W1, b1, W2, b2 or W_gate, W_up, W_down"  # the plain FFN's, or SwiGLU's
 MAX_D_MODEL, MAX_D_FF = 1024, 4096
 # Each session keeps its uploaded weights, so their size is set from a class on one small
-# server: W1 and W2 together hold at most 2^18 numbers (d_model 256 x d_ff 512, or
-# 128 x 1024), 2.1 MB in float64, 63 MB for a class of 30.
+# server: the weight matrices together hold at most 2^18 numbers (W1 and W2 at d_model 256
+# x d_ff 512, or 128 x 1024), 2.1 MB in float64, 63 MB for a class of 30.
 MAX_UPLOAD_WEIGHTS = 2**18
 # The largest accepted model as JSON, at up to 24 characters a number, is 6.3 MB; the
 # server's own upload limit (.streamlit/config.toml, maxUploadSize, in MB of 10^6 bytes)
@@ -40,20 +43,19 @@ JSON_DEPTH = 3  # {"W1": [[...]]}: an object of arrays of arrays
 
 
 def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
-    """Float64 copies of W1, b1, W2, b2 after every check; ValueError says what failed."""
-    missing = [name for name in WEIGHT_NAMES if name not in arrays]
+    """Float64 copies of W1, b1, W2, b2 (or W_gate, W_up, W_down) after every check;
+    ValueError says what failed."""
+    names = GATED_NAMES if any(name in arrays for name in GATED_NAMES) else PLAIN_NAMES
+    missing = [name for name in names if name not in arrays]
     if missing:
-        raise ValueError(f"missing {', '.join(missing)}; a weights file holds {WEIGHT_NAMES}")
-    extra = sorted(set(arrays) - set(WEIGHT_NAMES) - JSON_EXTRA_KEYS, key=str)
+        raise ValueError(f"missing {', '.join(missing)}; a file holds {BOTH}")
+    extra = sorted(set(arrays) - set(names) - JSON_EXTRA_KEYS, key=str)
     if extra:
         named = sorted({safe_name(name) for name in extra[:NAMED_EXTRAS]})
         more = f" and {len(extra) - NAMED_EXTRAS:,} more" if len(extra) > NAMED_EXTRAS else ""
-        raise ValueError(
-            f"unexpected arrays {', '.join(named)}{more}; a weights "
-            f"file holds only {', '.join(WEIGHT_NAMES)}"
-        )
+        raise ValueError(f"unexpected arrays {', '.join(named)}{more}; a file holds only {BOTH}")
     weights = {}
-    for name in WEIGHT_NAMES:
+    for name in names:
         try:
             arr = np.asarray(arrays[name])
         except ValueError as err:  # ragged nested lists
@@ -65,15 +67,27 @@ def checked_weights(arrays: dict[str, object]) -> dict[str, np.ndarray]:
         if np.any(np.abs(arr) > MAX_MAGNITUDE):
             raise ValueError(f"{name} holds values beyond ±{MAX_MAGNITUDE:,.0f}")
         weights[name] = arr.astype(np.float64)
-    check_weights(**weights)
-    d_model, d_ff = weights["W1"].shape
+    if names == GATED_NAMES:
+        check_gated_weights(**weights)
+    else:
+        check_weights(**weights)
+    first = names[0]
+    d_model, d_ff = weights[first].shape
     if not (1 <= d_model <= MAX_D_MODEL and 1 <= d_ff <= MAX_D_FF):
         raise ValueError(
-            f"W1 is {d_model} x {d_ff}; the explorer takes d_model up to {MAX_D_MODEL} "
+            f"{first} is {d_model} x {d_ff}; the explorer takes d_model up to {MAX_D_MODEL} "
             f"and d_ff up to {MAX_D_FF}"
         )
-    check_upload_size(d_model, d_ff)
+    check_upload_size(d_model, d_ff, matrices=3 if names == GATED_NAMES else 2)
     return weights
+
+
+def check_gated_weights(W_gate: np.ndarray, W_up: np.ndarray, W_down: np.ndarray) -> None:
+    """Raise ValueError naming the offending weight unless SwiGLU's three shapes fit."""
+    check_matrix("W_gate", W_gate, "(d_model, d_ff)")
+    d_model, d_ff = W_gate.shape
+    check_shape("W_up", W_up, (d_model, d_ff), "(d_model, d_ff), the shape of W_gate")
+    check_shape("W_down", W_down, (d_ff, d_model), "(d_ff, d_model)")
 
 
 def safe_name(name: object) -> str:
@@ -88,12 +102,15 @@ def safe_name(name: object) -> str:
     return "one with an unusual name"
 
 
-def check_upload_size(d_model: int, d_ff: int) -> None:
-    """Refuse a model whose W1 and W2 hold more than MAX_UPLOAD_WEIGHTS numbers."""
-    if 2 * d_model * d_ff > MAX_UPLOAD_WEIGHTS:
+def check_upload_size(d_model: int, d_ff: int, matrices: int = 2) -> None:
+    """Refuse a model whose weight matrices (W1 and W2, or SwiGLU's three) hold more than
+    MAX_UPLOAD_WEIGHTS numbers."""
+    held = matrices * d_model * d_ff
+    if held > MAX_UPLOAD_WEIGHTS:
+        which = "W1 and W2" if matrices == 2 else "W_gate, W_up and W_down"
         raise ValueError(
-            f"W1 and W2 hold {2 * d_model * d_ff:,} numbers ({d_model} x {d_ff}); an upload "
-            f"holds at most {MAX_UPLOAD_WEIGHTS:,} (for example d_model 256, d_ff 512), so "
+            f"{which} hold {held:,} numbers ({d_model} x {d_ff}); an upload holds at most "
+            f"{MAX_UPLOAD_WEIGHTS:,} (for example W1 and W2 at d_model 256, d_ff 512), so "
             "that every student's model fits in one classroom server"
         )
 
@@ -107,10 +124,7 @@ def read_npz(data: bytes) -> dict[str, np.ndarray]:
     """
     members = member_count(data)
     if members > MAX_MEMBERS:
-        raise ValueError(
-            f"it holds {members:,} arrays; a weights file holds {len(WEIGHT_NAMES)}: "
-            f"{', '.join(WEIGHT_NAMES)}"
-        )
+        raise ValueError(f"it holds {members:,} arrays; a file holds {BOTH}")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
@@ -174,15 +188,27 @@ def check_npy_headers(data: bytes) -> None:
                 raise ValueError(f"array {name} claims shape {shape}, more than an upload holds")
 
 
+def file_names(weights: dict[str, np.ndarray]) -> tuple[str, ...]:
+    """The names a file of these weights holds, in their order."""
+    return GATED_NAMES if "W_gate" in weights else PLAIN_NAMES
+
+
 def weights_to_npz(weights: dict[str, np.ndarray]) -> bytes:
     buffer = io.BytesIO()
-    np.savez(buffer, **{name: weights[name] for name in WEIGHT_NAMES})
+    np.savez(buffer, **{name: weights[name] for name in file_names(weights)})
     return buffer.getvalue()
 
 
+ORIENTATION = {
+    PLAIN_NAMES: "x @ W: W1 is (d_model, d_ff), W2 is (d_ff, d_model)",
+    GATED_NAMES: "x @ W: W_gate and W_up are (d_model, d_ff), W_down is (d_ff, d_model)",
+}
+
+
 def weights_to_json(weights: dict[str, np.ndarray]) -> bytes:
-    payload = {name: weights[name].tolist() for name in WEIGHT_NAMES}
-    payload["orientation"] = "x @ W: W1 is (d_model, d_ff), W2 is (d_ff, d_model)"
+    names = file_names(weights)
+    payload = {name: weights[name].tolist() for name in names}
+    payload["orientation"] = ORIENTATION[names]
     return json.dumps(payload).encode("utf-8")
 
 
@@ -228,5 +254,5 @@ def read_json(data: bytes) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"not valid JSON: {err}") from err
     if not isinstance(arrays, dict):
-        raise ValueError("the JSON must be an object with keys W1, b1, W2, b2")
+        raise ValueError(f"the JSON must be an object with keys {BOTH}")
     return arrays
