@@ -4,8 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import hidden
-from ffn_core.analysis import bend_statistics
+from ffn_core.analysis import bend_statistics, swiglu_statistics
 from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
@@ -73,13 +72,23 @@ st.dataframe(table)
 
 st.subheader("Every activation on the same weights")
 st.markdown(
-    "The current model's scores x·W1 + b1, passed through each activation in turn. A "
-    "neuron is *dead* on this batch when its activation's slope is zero at every token: "
-    "no gradient reaches its key, so training cannot move it. ReLU's slope is zero for "
-    "every negative score; GELU's and SiLU's only at one single score each."
+    "The current model's scores (x·W1 + b1, or SwiGLU's gate scores x·W_gate), passed "
+    "through each activation in turn. A neuron is *dead* on this batch when its "
+    "activation's slope is zero at every token: no gradient reaches its key, so training "
+    "cannot move it. ReLU's slope is zero for every negative score; GELU's and SiLU's only "
+    "at one single score each."
+    + (
+        " SwiGLU's row passes silu(gate) · up: its slope is zero in both inputs only where "
+        "gate and up are both exactly 0."
+        if toy.gated
+        else " SwiGLU has no row: it needs a second score per neuron, x·W_up, which this "
+        "model does not have. Choose SwiGLU in the sidebar and it joins the table."
+    )
 )
-h_pre, _ = hidden(toy.x, toy.W1, toy.b1, "identity")  # (T, d_ff)
+h_pre = toy.scores  # (T, d_ff)
 stats = pd.DataFrame({label: bend_statistics(h_pre, name) for label, name in NAMES.items()}).T
+if toy.gated:
+    stats.loc["SwiGLU"] = swiglu_statistics(h_pre, toy.x @ toy.W_up)
 relu_dead, gelu_dead = stats.loc["ReLU", "dead neurons"], stats.loc["GELU", "dead neurons"]
 question = Question(
     f"Predict: on these {toy.T} tokens, does GELU leave fewer dead neurons than ReLU?",

@@ -3,8 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from ffn_core import ffn_forward
 from ffn_core.analysis import grouped_writes
+from ffn_core.forms import writes
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement, labels
@@ -13,7 +13,14 @@ from ffn_ui.controls.predict import predicted
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
-from ffn_ui.parts.key_value import edit_section, silent_write_question
+from ffn_ui.parts.key_value import (
+    GATED_NOTE,
+    closed_gate_question,
+    edit_section,
+    gated_match,
+    plain_match,
+    silent_write_question,
+)
 
 MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
 TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered
@@ -33,47 +40,32 @@ INTRO = (
 )
 
 toy = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)
+if toy.gated:
+    st.info(GATED_NOTE)
 
 t, j = pick_token_and_neuron(toy)
-W1, b1, W2, b2 = toy.W1, toy.b1, toy.W2, toy.b2
-out, cache = ffn_forward(toy.x[t], W1, b1, W2, b2, toy.activation)  # (d_model,)
-h_pre, h = cache.h_pre[0], cache.h[0]  # (d_ff,)
+written = writes(toy.x[t], toy.weights, toy.activation)  # one token, neuron by neuron
+out, h, values, bias = written.out, written.coefficient, written.values, written.bias
 neurons = labels("n", toy.d_ff)
 token = toy.token_labels[t]
-fired = h > 0
+fired = h != 0  # what writes anything: a ReLU neuron that fired, any SwiGLU neuron
 
 st.subheader(f"1. Match: how well “{token}” fits each key")
-st.caption(
-    f"{fired.sum()} of {toy.d_ff} neurons fire (orange). {neurons[j]} scores "
-    f"{h_pre[j]:.4g} and passes on {h[j]:.4g}."
-)
-shown = np.argsort(-np.abs(h_pre), kind="stable")[: figures.MAX_COLUMNS]
-if toy.d_ff <= figures.MAX_COLUMNS:
-    shown = np.sort(shown)
-show(
-    figures.bars(
-        [neurons[k] for k in shown],
-        h_pre[shown],
-        "key score x · W1[:, j] + b1[j]"
-        + (f" (the {len(shown)} largest of {toy.d_ff})" if len(shown) < toy.d_ff else ""),
-        "score",
-        colours=np.where(fired[shown], figures.FIRED, figures.SILENT),
-        highlight=int(np.flatnonzero(shown == j)[0]) if j in shown else None,
-    ),
-    toy.presenter,
-)
+h_pre = (gated_match if toy.gated else plain_match)(toy, t, j, neurons)  # gate, or score
 
 st.subheader("2. Write: the output is the sum of the values")
 coords = np.arange(toy.d_model)
 if toy.d_model > MAX_COORDS:
     coords = np.sort(np.argsort(-np.abs(out), kind="stable")[:MAX_COORDS])
 coord_labels = [f"out{c + 1}" for c in coords]  # the shown coordinates, not 1..C
-stacked, writers, rest = grouped_writes(h, W2, coords, TOP_WRITERS)  # (≤ 7, C), (≤ 6,)
+stacked, writers, rest = grouped_writes(h, values, coords, TOP_WRITERS)  # (≤ 7, C), (≤ 6,)
 names = [neurons[k] for k in writers] + ([f"other {rest} neurons"] if rest else [])
-gap = float(np.max(np.abs(stacked.sum(axis=0) + b2[coords] - out[coords])))
+gap = float(np.max(np.abs(stacked.sum(axis=0) + bias[coords] - out[coords])))
+block = "silu(gate_j) · up_j × W_down[j]" if toy.gated else "h_j × W2[j]"
 st.caption(
-    f"Each coloured block is h_j × W2[j] for one neuron; b2 is added last. The diamonds are "
-    f"the forward pass's output; the blocks add up to it {agreement(gap)}."
+    f"Each coloured block is {block} for one neuron"
+    + ("; SwiGLU has no b2." if toy.gated else "; b2 is added last.")
+    + f" The diamonds are the forward pass's output; the blocks add up to it {agreement(gap)}."
     + (
         f" Showing the {MAX_COORDS} largest of {toy.d_model} coordinates."
         if toy.d_model > MAX_COORDS
@@ -81,14 +73,14 @@ st.caption(
     )
 )
 show(
-    figures.neuron_writes_figure(stacked, out[coords], names, coord_labels, b2[coords]),
+    figures.neuron_writes_figure(stacked, out[coords], names, coord_labels, bias[coords]),
     toy.presenter,
 )
 if toy.d_model == 2:
     st.caption("The same sum in the plane: each firing neuron's write, tip to tail, then b2.")
     show(
         figures.arrows_figure(
-            h[fired, None] * W2[fired], b2, [neurons[k] for k in np.flatnonzero(fired)]
+            h[fired, None] * values[fired], bias, [neurons[k] for k in np.flatnonzero(fired)]
         ),
         toy.presenter,
     )
@@ -113,20 +105,22 @@ show(
 )
 
 st.subheader("4. Switch neurons off, or turn one up")
-silent = np.flatnonzero(h_pre <= 0)  # the neurons that did not fire for this token
+silent = np.flatnonzero(h_pre <= 0)  # the neurons that missed: no fire, or a closed gate
 if len(silent):
     k = int(silent[np.argmax(np.abs(h[silent]) + 1e-9 * h_pre[silent])])  # writes most
-    if predicted(
-        silent_write_question(neurons[k], float(h_pre[k]), float(h[k]), token, toy),
-        setting=(token, toy.activation, toy.d_model, toy.d_ff, k),
-    ):
+    if toy.gated:
+        up = float(toy.x[t] @ toy.W_up[:, k])
+        question = closed_gate_question(neurons[k], float(h_pre[k]), up, float(h[k]), token)
+    else:
+        question = silent_write_question(neurons[k], float(h_pre[k]), float(h[k]), token, toy)
+    if predicted(question, setting=(token, toy.activation, toy.d_model, toy.d_ff, k)):
         st.caption(
-            f"{neurons[k]}'s write, h × its row of W2 (row {k + 1}): largest entry "
-            f"{np.abs(h[k] * W2[k]).max():.3g}, against {np.abs(out).max():.3g} for the "
-            "whole output."
+            f"{neurons[k]}'s write, h × its row of {'W_down' if toy.gated else 'W2'} (row "
+            f"{k + 1}): largest entry {np.abs(h[k] * values[k]).max():.3g}, against "
+            f"{np.abs(out).max():.3g} for the whole output."
         )
-strongest = int(np.argmax(h))  # the neuron that fired hardest for this token
-if h[strongest] > 0 and neurons[strongest] not in st.session_state.get("off", []):
+strongest = int(np.argmax(np.abs(h) if toy.gated else h))  # fired hardest, or wrote most
+if h[strongest] != 0 and neurons[strongest] not in st.session_state.get("off", []):
     preset_button(
         st, f"Switch off {neurons[strongest]}, the strongest, below", off=[neurons[strongest]]
     )

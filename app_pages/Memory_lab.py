@@ -27,7 +27,7 @@ INTRO = (
 )
 
 toy = setup("Memory lab", "Memory lab: where the facts live", INTRO)
-d_model, act = memory_lab.store_d_model(toy.d_model), toy.activation
+d_model, act = memory_lab.store_d_model(toy.d_model), memory_lab.store_activation(toy)
 
 st.subheader("1. The facts, and training")
 left, right = st.columns(2)

@@ -40,14 +40,15 @@ preset_button(buttons[1], "Preset: starve expert 1", rbias=-6.0)
 if k > E:
     st.warning(f"k = {k} is more than E = {E} experts; using k = {E}.")
     k = E
-st.markdown(f"**{E} experts, {k} per token: {E}× the FFN capacity at {k}× the compute of one.**")
+kind = "SwiGLU experts, as Mixtral's" if toy.gated else "experts"
+st.markdown(f"**{E} {kind}, {k} per token: {E}× the FFN capacity at {k}× the compute of one.**")
 d_model, d_ff = min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
 if (d_model, d_ff) != (toy.d_model, toy.d_ff):
     st.info(
         f"This page keeps {E} experts in memory, so it uses d_model = {d_model} and "
         f"d_ff = {d_ff} (at most {MAX_D_MODEL} and {MAX_D_FF})."
     )
-experts, router = experts_and_router(d_model, d_ff, E, 0)
+experts, router = experts_and_router(d_model, d_ff, E, 0, toy.gated)
 x = toy.x[:, :d_model]
 b_router = np.zeros(E)
 b_router[0] = bias
@@ -83,8 +84,8 @@ st.caption(
 )
 
 st.subheader("3. Capacity against compute")
-total, active = moe_params(d_model, d_ff, E, k, "standard", bias=True)
-dense_flops, active_flops = moe_flops_per_token(d_model, d_ff, E, k, "standard")
+total, active = moe_params(d_model, d_ff, E, k, toy.cost_kind, bias=not toy.gated)
+dense_flops, active_flops = moe_flops_per_token(d_model, d_ff, E, k, toy.cost_kind)
 mixtral = MODEL_SHAPES["Mixtral-8x7B"]
 mx = model_params(mixtral)
 mx_dense, mx_active = moe_flops_per_token(mixtral.d_model, mixtral.d_ff, 8, 2, "swiglu")
@@ -101,11 +102,12 @@ question = Question(
 )
 mixtral_said = predicted(question)
 left, right = st.columns(2)
-left.markdown(f"**This toy** ({E} experts, k = {k})")
+left.markdown(f"**This toy** ({E} {'SwiGLU ' if toy.gated else ''}experts, k = {k})")
 left.metric(
     "FFN parameters: stored / used per token",
     f"{total:,} / {active:,}",
-    help=f"one expert: {ffn_params(d_model, d_ff):,}; router {d_model * E:,}",
+    help=f"one expert: {ffn_params(d_model, d_ff, toy.cost_kind, not toy.gated):,}; "
+    f"router {d_model * E:,}",
 )
 left.metric("FLOPs per token: if all ran / with k", f"{dense_flops:,} / {active_flops:,}")
 if mixtral_said:

@@ -5,7 +5,6 @@ import hashlib
 import numpy as np
 import streamlit as st
 
-from ffn_core import hidden
 from ffn_core.analysis import (
     firing_count,
     firing_mask,
@@ -21,7 +20,14 @@ from ffn_ui.controls.predict import predicted
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
-from ffn_ui.parts.neurons import firing_question, strongest_table, view_controls
+from ffn_ui.parts.neurons import (
+    GATED_NOTE,
+    closer_look,
+    firing_question,
+    hidden_layer,
+    strongest_table,
+    view_controls,
+)
 
 INTRO = (
     "Each token's vector is scored against every neuron's key (a column of `W1`, plus "
@@ -30,15 +36,17 @@ INTRO = (
 )
 
 toy = setup("Neurons", "Neurons: who fires, per token", INTRO)
+if toy.gated:
+    st.info(GATED_NOTE)
 
-view, threshold, mask, sort = view_controls(toy)
-
-h_pre, h = hidden(toy.x, toy.W1, toy.b1, toy.activation)  # (T, d_ff) each
-fired = firing_mask(h, threshold)  # (T, d_ff)
+layer = hidden_layer(toy)  # the activations, or SwiGLU's products, and what else it shows
+view, threshold, mask, sort = view_controls(toy, layer)
+h, strength = layer.passed, layer.strength  # (T, d_ff) each
+fired = firing_mask(strength, threshold)  # (T, d_ff)
 neurons = labels("n", toy.d_ff)
 aggregate = toy.d_ff > figures.MAX_COLUMNS  # wide layers always keep their most active
-order = neuron_order(h, threshold) if sort or aggregate else np.arange(toy.d_ff)
-values = h if view == "activation" else h_pre
+order = neuron_order(strength, threshold) if sort or aggregate else np.arange(toy.d_ff)
+values = layer.views[view]
 shown, shown_fired, shown_labels, note = figures.most_active_columns(
     values,
     fired,
@@ -50,14 +58,16 @@ shown, shown_fired, shown_labels, note = figures.most_active_columns(
 # Asked before the heatmap and the counts below it, which show the answer. Hand-edited
 # tables start as the random weights, rounded, so they fire for the same random reason.
 random_weights = st.session_state.get("init") in ("normal", "Xavier", "hand-edited")
-question = firing_question(fired, threshold, random_weights)
+question = firing_question(fired, threshold, random_weights, toy.gated)
 answered = predicted(question, setting=hashlib.sha256(fired.tobytes()).hexdigest()[:12])
 
 st.subheader(f"The {view} of every neuron for every token")
 st.caption(
     (
         "Notice: only the cells that fired are coloured, deeper red for a stronger "
-        "activation; grey cells did not fire (a dot marks them when there is room)."
+        "activation"
+        + (", blue for one that writes backward" if layer.signed else "")
+        + "; grey cells did not fire (a dot marks them when there is room)."
         if mask
         else "Every cell shows its value: red above zero, blue below, white at zero."
     )
@@ -83,13 +93,13 @@ if repeated:
     )
 
 st.subheader("Per token: how many fired, and which most strongly")
-counts = firing_count(h, threshold)
+counts = firing_count(strength, threshold)
 show(figures.bars(toy.token_labels, counts, "neurons fired per token", "fired"), toy.presenter)
-st.dataframe(strongest_table(h, fired, neurons, toy.token_labels))
+st.dataframe(strongest_table(layer, fired, neurons, toy.token_labels))
 
 st.subheader("Per neuron: how often it fires")
-rate = firing_rate(h, threshold)
-dead = silent_neurons(h, threshold)
+rate = firing_rate(strength, threshold)
+dead = silent_neurons(strength, threshold)
 rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
 silent = ", ".join(neurons[j] for j in dead[:20]) + (" …" if len(dead) > 20 else "")
 st.caption(
@@ -118,21 +128,15 @@ if answered:  # these count what the question asks
     right.metric(
         "activations exactly zero",
         f"{sparsity(h):.0%}",
-        help="ReLU's silence is exact zeros; GELU and SiLU leave small values instead.",
+        help="ReLU's silence is exact zeros; GELU, SiLU and SwiGLU leave small values instead.",
     )
-    show(
-        figures.histogram(h, threshold, f"{toy.activation_label} activations, all tokens"),
-        toy.presenter,
-    )
+    title = f"{toy.activation_label} {'products' if layer.signed else 'activations'}, all tokens"
+    show(figures.histogram(h, threshold, title, layer.signed), toy.presenter)
 else:
     st.caption("Make your guess at the top of the page: this section counts its answer.")
 
 st.subheader("Look closer")
 t, j = pick_token_and_neuron(toy)
-st.markdown(
-    f"Token **{toy.token_labels[t]}** scores **{h_pre[t, j]:.4g}** on neuron **{neurons[j]}**, "
-    f"which {'fires' if fired[t, j] else 'stays silent'} ({toy.activation_label} gives "
-    f"{h[t, j]:.4g})."
-)
+st.markdown(closer_look(toy, layer, t, j, fired[t, j], neurons[j]))
 
 next_step("app_pages/Neurons.py")

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from ffn_core import attention_flops, ffn_flops, ffn_forward, quadratic_crossover
+from ffn_core import attention_flops, ffn_flops, quadratic_crossover
 from ffn_core.costs import default_heads
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
@@ -23,7 +23,8 @@ INTRO = (
 )
 WHY = (
     "The FFN never looks at two tokens at once: every token's vector goes through the same "
-    "W1, activation and W2 on its own, like a 1 × 1 convolution sliding along the sequence "
+    "weights on its own (W1, the activation and W2; or SwiGLU's W_gate, W_up and W_down), "
+    "like a 1 × 1 convolution sliding along the sequence "
     "(a filter one position wide: the same weights at every position, nothing mixed across "
     "positions). Mixing tokens is attention's job. Because the tokens are independent, all T "
     "of them go through together as one matrix product."
@@ -31,7 +32,7 @@ WHY = (
 
 
 toy = setup("Position-wise", "Position-wise: the same MLP at every token", INTRO)
-x, W1, b1, W2, b2 = toy.x, toy.W1, toy.b1, toy.W2, toy.b2
+x = toy.x  # (T, d_model)
 d = min(toy.d_model, MAX_SHOWN)
 coords = labels("out", d)
 
@@ -44,10 +45,10 @@ coord = bound_number(
 )
 nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1, right)
 preset_button(st, "Preset: nudge the first coordinate by 1.5", nudge=1.5, coord=1)
-out, _ = ffn_forward(x, W1, b1, W2, b2, toy.activation)  # (T, d_model)
+out = toy.forward(x)  # (T, d_model)
 x_nudged = x.copy()
 x_nudged[t, coord - 1] += nudge
-out_nudged, _ = ffn_forward(x_nudged, W1, b1, W2, b2, toy.activation)
+out_nudged = toy.forward(x_nudged)
 change = out_nudged - out  # (T, d_model)
 others = np.delete(change, t, axis=0)
 question = Question(
@@ -55,7 +56,7 @@ question = Question(
     "guess_rows_moved",
     ("only its own row", "its row and its neighbours' rows", "every row"),
     answer="only its own row",
-    why="each token goes through W1, the activation and W2 alone, so changing one token's "
+    why="each token goes through the FFN's weights alone, so changing one token's "
     "input can change only that token's output. Attention, not the FFN, lets a change at "
     "one position reach another.",
 )
@@ -84,7 +85,7 @@ seed = bound_number(
 )
 perm = np.random.default_rng(seed).permutation(toy.T)
 st.caption(f"New order: {', '.join(toy.token_labels[i] for i in perm)}.")
-out_perm, _ = ffn_forward(x[perm], W1, b1, W2, b2, toy.activation)
+out_perm = toy.forward(x[perm])
 st.metric("max |FFN(shuffled x) − shuffled FFN(x)|", f"{np.abs(out_perm - out[perm]).max():g}")
 show(
     figures.matrix_heatmap(
@@ -98,9 +99,10 @@ show(
 )
 
 st.subheader("3. One batched product instead of T small ones")
-rows = np.array([ffn_forward(x[i], W1, b1, W2, b2, toy.activation)[0] for i in range(toy.T)])
+rows = np.array([toy.forward(x[i]) for i in range(toy.T)])
+first = "W_gate" if toy.gated else "W1"
 st.markdown(
-    f"`x` is {toy.T} × {toy.d_model}; `x @ W1` is one product giving all {toy.T} × "
+    f"`x` is {toy.T} × {toy.d_model}; `x @ {first}` is one product giving all {toy.T} × "
     f"{toy.d_ff} scores at once. Running the tokens one by one gives the same output, "
     f"{agreement(float(np.abs(rows - out).max()))}, only slower."
 )
@@ -108,15 +110,17 @@ st.markdown(
 st.subheader("4. Cost: the FFN grows with T, attention with T²")
 T = np.unique(np.geomspace(1, 131072, 120).astype(int))
 attn = attention_flops(T, toy.d_model, default_heads(toy.d_model))
-cross = quadratic_crossover(toy.d_ff)
+cross = quadratic_crossover(toy.d_ff, toy.cost_kind)
+m = 3 if toy.gated else 2  # weight matrices: each costs 2·T·d_model·d_ff
 st.caption(
     f"FLOPs (floating-point operations; a multiply-add counts as 2) of one forward pass "
     f"for your d_model = {toy.d_model}, d_ff = {toy.d_ff}. "
     f"Attention's T² terms (scores and mixing, 4·T²·d_model) overtake the FFN "
-    f"(4·T·d_model·d_ff) at T = {cross:,.0f}, where 4·T²·d = 4·T·d·d_ff, so T = d_ff."
+    f"({2 * m}·T·d_model·d_ff, {m} matrices) at T = {cross:,.0f}, where "
+    f"4·T²·d = {2 * m}·T·d·d_ff, so T = {'1.5 × ' if toy.gated else ''}d_ff."
 )
 series = {
-    "FFN": ffn_flops(T, toy.d_model, toy.d_ff).astype(float),
+    "FFN": ffn_flops(T, toy.d_model, toy.d_ff, toy.cost_kind).astype(float),
     "attention Q, K, V, O": attn["projections"].astype(float),
     "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
 }

@@ -3,7 +3,6 @@
 import numpy as np
 import streamlit as st
 
-from ffn_core import hidden
 from ffn_ui import figures
 from ffn_ui.controls.url import bound_slider, bound_text, whole_words
 from ffn_ui.models import minilm as rm
@@ -41,7 +40,7 @@ threshold = bound_slider(
     width=320,
     help="GELU is never exactly 0 for most inputs: a threshold ignores neurons that barely leak.",
 )
-_, toy_h = hidden(toy.x, toy.W1, toy.b1, "relu")  # the sidebar's toy, with ReLU
+toy_h = np.maximum(toy.scores, 0)  # the sidebar's toy, with ReLU
 shares = sparsity_shares(trace.ffn_act, toy_h, threshold)
 show(
     figures.grouped_bars(
@@ -56,7 +55,8 @@ st.caption(
     "ReLU's silence is exact: a neuron that does not fire writes exactly nothing. GELU's "
     f"is soft: almost nothing is exactly 0, but {negative:.0%} of activations here are "
     f"slightly negative (GELU never goes below −0.17), so they write a little, backwards. "
-    f"The toy column is the sidebar's {toy.d_model} → {toy.d_ff} toy, run with ReLU."
+    f"The toy column is the sidebar's {toy.d_model} → {toy.d_ff} toy, run with ReLU"
+    + (" on its gate's scores (SwiGLU has no exact zeros either)." if toy.gated else ".")
 )
 
 # Sections 2 to 6 look at one layer, picked by the slider that starts them. They are one

@@ -25,6 +25,11 @@ INTRO = (
 
 
 toy = setup("Traps", "Traps: the mistakes that square examples hide", INTRO)
+if toy.gated:
+    st.info(
+        "Sections 1, 2 and 4 are the lesson's plain FFN by hand, W1 and W2, whatever the "
+        "sidebar says; section 3 runs the sidebar's SwiGLU, whose last matrix is W_down."
+    )
 
 st.subheader("1. Orientation: one stride for two matrices")
 st.markdown(
@@ -87,8 +92,11 @@ if predicted(transpose, setting=(D, H)):
         )
 
 st.subheader("3. An activation after W2")
-st.markdown("The block adds the FFN's output to the token: x + FFN(x).")
-out, _ = ffn_forward(toy.x, toy.W1, toy.b1, toy.W2, toy.b2, toy.activation)  # (T, d_model)
+st.markdown(
+    "The block adds the FFN's output to the token: x + FFN(x)"
+    + (", where FFN(x) ends with W_down." if toy.gated else ".")
+)
+out = toy.forward(toy.x)  # (T, d_model)
 clamped = np.maximum(out, 0)
 clamp = Question(
     "With a ReLU after W2, can x + FFN(x) still lower any coordinate of a token?",

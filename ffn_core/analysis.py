@@ -102,6 +102,24 @@ def bend_statistics(h_pre: np.ndarray, activation: str, near: float = 0.01) -> d
     }
 
 
+def swiglu_statistics(gate: np.ndarray, up: np.ndarray, near: float = 0.01) -> dict[str, float]:
+    """bend_statistics for SwiGLU's a = silu(gate) · up, gate and up (..., d_ff): a neuron is
+    dead when a's slope is zero in both its inputs at every position, silu'(gate) · up = 0
+    and silu(gate) = 0, which takes a gate of exactly 0 and an up of exactly 0."""
+    silu = get_activation("silu")
+    gate, up = np.asarray(gate), np.asarray(up)
+    a = silu.fn(gate) * up
+    flat = (silu.derivative(gate) * up == 0) & (silu.fn(gate) == 0)  # (..., d_ff)
+    dead = np.all(flat.reshape(-1, flat.shape[-1]), axis=0)
+    return {
+        "positive (h > 0)": float(np.mean(a > 0)),
+        "exactly 0": float(np.mean(a == 0)),
+        f"near 0 (|h| < {near:g})": float(np.mean(np.abs(a) < near)),
+        "negative (h < 0)": float(np.mean(a < 0)),
+        "dead neurons": int(dead.sum()),
+    }
+
+
 def sparsity(h: np.ndarray, tol: float = 0.0) -> float:
     """Fraction of hidden activations that are (near) zero: |h| <= tol."""
     h = np.asarray(h)

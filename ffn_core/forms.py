@@ -75,12 +75,18 @@ class Writes:
     bias: np.ndarray  # (d_model,): b2, or zeros
 
 
+def value_rows(weights: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(values (d_ff, d_model), bias (d_model,)): W2 and b2, or W_down and zeros."""
+    if "W_down" in weights:
+        values = weights["W_down"]
+        return values, np.zeros(values.shape[1])
+    return weights["W2"], weights["b2"]
+
+
 def writes(x: np.ndarray, weights: dict[str, np.ndarray], ffn: str) -> Writes:
     """What each neuron passes on for x (..., d_model), and the value rows it writes with."""
     out, cache = run(x, weights, ffn)
     lead = np.shape(x)[:-1]
-    if isinstance(cache, SwiGLUCache):
-        values = cache.W_down
-        bias = np.zeros(values.shape[1], dtype=out.dtype)
-        return Writes(out, cache.a.reshape(*lead, -1), values, bias)
-    return Writes(out, cache.h.reshape(*lead, -1), cache.W2, np.asarray(weights["b2"], float))
+    passed = cache.a if isinstance(cache, SwiGLUCache) else cache.h  # (N, d_ff)
+    values, bias = value_rows(weights)
+    return Writes(out, passed.reshape(*lead, -1), values, bias)

@@ -5,7 +5,8 @@
     gates  = probs[chosen] / their sum               (N, k)   renormalised, as Mixtral does
     out    = sum_i gates[:, i] * FFN_{chosen[:, i]}(x)   (N, d_model)
 
-Every expert is a full FFN; each token only runs k of them.
+Every expert is a full FFN, plain or SwiGLU (Mixtral's experts are SwiGLU); each token
+only runs k of them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ffn_core.ffn import ffn_forward
+from ffn_core.forms import run
 from ffn_core.shapes import as_float_arrays, check_input, check_shape
 from ffn_core.softmax import softmax
 
@@ -38,7 +39,8 @@ def moe_forward(
 ) -> tuple[np.ndarray, MoECache]:
     """Route every position of x (..., d_model) to its top-k of E experts.
 
-    W_router (d_model, E); experts: E dicts of W1, b1, W2, b2; b_router (E,) or None.
+    W_router (d_model, E); experts: E dicts of W1, b1, W2, b2 (or of W_gate, W_up, W_down
+    when `activation` names a gated FFN, see ffn_core.forms); b_router (E,) or None.
     Returns out (..., d_model) and the cache.
     """
     E = len(experts)
@@ -60,7 +62,7 @@ def moe_forward(
     for e, weights in enumerate(experts):
         rows, slots = np.nonzero(chosen == e)  # the tokens routed to expert e
         if rows.size:
-            expert_out[rows, slots] = ffn_forward(x2d[rows], **weights, activation=activation)[0]
+            expert_out[rows, slots] = run(x2d[rows], weights, activation)[0]
     out = (gates[:, :, None] * expert_out).sum(axis=1)  # (N, d_model)
     cache = MoECache(probs, chosen, gates, expert_out, lead_shape)
     return out.reshape(*lead_shape, d_model), cache

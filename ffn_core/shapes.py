@@ -46,8 +46,3 @@ def check_matrix(name: str, arr: np.ndarray, meaning: str) -> None:
     """A weight must be 2-D before its axes can be read as (rows, columns)."""
     if arr.ndim != 2:
         raise ValueError(f"{name} has shape {arr.shape}, expected a 2-D matrix {meaning}")
-
-
-def weight_shapes(d_model: int, d_ff: int) -> dict[str, tuple[int, ...]]:
-    """The shape of each of W1, b1, W2, b2."""
-    return {"W1": (d_model, d_ff), "b1": (d_ff,), "W2": (d_ff, d_model), "b2": (d_model,)}

@@ -83,9 +83,10 @@ def class_answers(answers: list[str], counts: list[int], title: str) -> go.Figur
     return figure([bar], height, title=title, xaxis=xaxis, yaxis=yaxis)
 
 
-def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:
+def histogram(values: np.ndarray, threshold: float, title: str, signed: bool = False) -> go.Figure:
     """Distribution of activations, binned in NumPy so only the counts travel. Values that
-    are not finite cannot be binned; the title says how many were left out."""
+    are not finite cannot be binned; the title says how many were left out. `signed`: a
+    value fires when its size |value| passes the threshold, on either side (SwiGLU)."""
     values = np.asarray(values).ravel()
     finite = values[np.isfinite(values)]
     if finite.size < values.size:
@@ -96,7 +97,7 @@ def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:
         x=f32(centres),
         y=f32(counts),
         width=f32(np.diff(edges)),
-        marker_color=np.where(centres > threshold, FIRED, SILENT),
+        marker_color=np.where((np.abs(centres) if signed else centres) > threshold, FIRED, SILENT),
         hovertemplate="around %{x:.3g}: %{y} activations<extra></extra>",
     )
     label = {
@@ -107,10 +108,16 @@ def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:
         "showarrow": False,
         "xanchor": "left",
     }
-    zeros, above = int(np.sum(finite == 0)), int(np.sum(finite > threshold))
+    size = np.abs(finite) if signed else finite
+    zeros, above = int(np.sum(finite == 0)), int(np.sum(size > threshold))
+    where = (
+        f"beyond ±{number(threshold)}"
+        if signed
+        else f"above the dashed line at {number(threshold)}"
+    )
     alt = (
-        f"{number(finite.size)} activations: {number(zeros)} exactly 0, {number(above)} above "
-        f"the dashed line at {number(threshold)} (fires above); the smallest "
+        f"{number(finite.size)} activations: {number(zeros)} exactly 0, {number(above)} "
+        f"{where} (fires above); the smallest "
         f"{number(finite.min())}, the largest {number(finite.max())}."
         if finite.size
         else "No finite activations."
@@ -122,7 +129,9 @@ def histogram(values: np.ndarray, threshold: float, title: str) -> go.Figure:
         meta={"alt": alt},
         xaxis={"title": "activation"},
         yaxis={"title": "count"},
-        shapes=[line_at(x=threshold, dash="dash")],
+        shapes=[
+            line_at(x=t, dash="dash") for t in ((-threshold, threshold) if signed else (threshold,))
+        ],
         annotations=[label],
     )
 

@@ -48,13 +48,18 @@ def firing_heatmap(
 
     With mask, only fired cells are coloured, on a scale whose faintest red is still
     clearly a colour; silent cells are blank grey and, when the cells are wide enough to
-    hold it, marked with a dot, so a faint firing never looks like silence. Without mask,
-    every cell shows its value on a diverging scale: blue below zero, white at zero.
+    hold it, marked with a dot, so a faint firing never looks like silence. Fired cells
+    that are negative (SwiGLU's neurons fire by their size, either way) put the diverging
+    scale on them instead. Without mask, every cell shows its value on a diverging scale:
+    blue below zero, white at zero.
     """
     z = np.where(fired, values, np.nan) if mask else values
     scale = diverging(values)
-    if mask:
-        scale = {"colorscale": FIRED_SCALE, "zmin": 0, "zmax": largest(np.where(fired, values, 0))}
+    shown = np.where(fired, values, 0)
+    if mask and not (shown < 0).any():
+        scale = {"colorscale": FIRED_SCALE, "zmin": 0, "zmax": largest(shown)}
+    elif mask:
+        scale = diverging(shown)
     marks = {}
     if mask and len(neuron_labels) <= 64:
         marks = {"text": np.where(fired, "", "·"), "texttemplate": "%{text}"}

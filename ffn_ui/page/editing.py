@@ -20,7 +20,12 @@ Arrays = dict[str, np.ndarray]
 
 
 def fits(arrays: Arrays | None, shapes: dict[str, tuple[int, ...]]) -> bool:
-    return arrays is not None and all(arrays[n].shape == s for n, s in shapes.items())
+    """Whether `arrays` hold exactly these names, each of its shape."""
+    return (
+        arrays is not None
+        and set(arrays) == set(shapes)
+        and all(arrays[n].shape == s for n, s in shapes.items())
+    )
 
 
 def stored_arrays(

@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 def weight_files(weights: Callable[[], dict[str, np.ndarray]], container) -> None:
     """Download the current weights (built only on click, from `weights()`) and upload
     replacements."""
-    container.caption("Weights as files (x @ W: W1 is d_model × d_ff)")
+    container.caption("Weights as files (x @ W: W1, or W_gate and W_up, is d_model × d_ff)")
     left, right = container.columns(2)
     left.download_button(
         "NPZ",
@@ -66,9 +66,17 @@ def apply_upload(state: MutableMapping, filename: str, data: bytes) -> None:
         state["upload_result"] = ("error", f"{name} was not loaded: it could not be read ({kind}).")
         return
     state["uploaded_weights"] = weights
-    d_model, d_ff = weights["W1"].shape
+    gated = "W_gate" in weights
+    d_model, d_ff = weights["W_gate" if gated else "W1"].shape
     state["d_model"], state["d_ff"], state["init"] = d_model, d_ff, "uploaded"
-    state["upload_result"] = ("success", f"Loaded {name}: d_model {d_model}, d_ff {d_ff}.")
+    form = ""
+    if gated != (state.get("act") == "SwiGLU"):  # the file decides the FFN's form
+        state["act"] = "SwiGLU" if gated else "ReLU"
+        form = f"; the FFN is now {state['act']}, as the file's weights are"
+    state["upload_result"] = (
+        "success",
+        f"Loaded {name}: {'SwiGLU, ' if gated else ''}d_model {d_model}, d_ff {d_ff}{form}.",
+    )
 
 
 def show_upload_result() -> None:

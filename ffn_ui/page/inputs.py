@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ffn_core.shapes import weight_shapes
+from ffn_core.forms import is_gated, weight_shapes
 from ffn_core.tokens import MAX_TOKENS, split_words
 from ffn_core.typed_numbers import encode_arrays
 from ffn_ui.controls.labels import labels, token_labels
@@ -88,42 +88,47 @@ def edited_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
     return x
 
 
-def model_weights(init: str, d_model: int, d_ff: int, seed: int) -> tuple[Arrays, Source]:
-    """The weights, and how to get them again later (for a download, when it is clicked).
+def model_weights(init: str, d_model: int, d_ff: int, seed: int, ffn: str) -> tuple[Arrays, Source]:
+    """The weights of the FFN named `ffn` (the plain form's four, or SwiGLU's three), and
+    how to get them again later (for a download, when it is clicked).
 
     Random weights are shared through a bounded cache and may leave it; a session keeps
     only how to draw them again, never the arrays, so it cannot pin 67 MB per visitor.
     Edited and uploaded weights already live in the session.
     """
+    gated = is_gated(ffn)
+    shapes = weight_shapes(ffn, d_model, d_ff)
     if init in ("normal", "Xavier"):
         forget_url_value("w")
-        return shared_random(d_model, d_ff, init.lower(), seed)
+        return shared_random(d_model, d_ff, init.lower(), seed, gated)
     if init == "uploaded":
         uploaded = st.session_state.get("uploaded_weights")
-        if editing.fits(uploaded, weight_shapes(d_model, d_ff)):
+        if editing.fits(uploaded, shapes):
             keep_small_weights_in_url(uploaded)
             return uploaded, lambda: uploaded
         if "w" in st.query_params and "uploaded_weights" not in st.session_state:
-            return own(hand_weights(d_model, d_ff, seed))  # a shared link carries them
+            return own(hand_weights(shapes, seed))  # a shared link carries them
         st.info(
-            "No uploaded weights of this size yet: upload a file under the weights "
-            "settings. Showing random normal weights meanwhile."
+            f"No uploaded weights of this size {'for SwiGLU ' if gated else ''}yet: upload a "
+            "file under the weights settings. Showing random normal weights meanwhile."
         )
         forget_url_value("w")
-        return shared_random(d_model, d_ff, "normal", seed)
+        return shared_random(d_model, d_ff, "normal", seed, gated)
     if d_model > MAX_EDIT or d_ff > MAX_EDIT:
         st.info(
             f"Weights can be edited up to d_model, d_ff ≤ {MAX_EDIT}; showing random "
             "normal weights instead."
         )
         forget_url_value("w")
-        return shared_random(d_model, d_ff, "normal", seed)
-    return own(hand_weights(d_model, d_ff, seed))
+        return shared_random(d_model, d_ff, "normal", seed, gated)
+    return own(hand_weights(shapes, seed))
 
 
-def shared_random(d_model: int, d_ff: int, scheme: str, seed: int) -> tuple[Arrays, Source]:
-    return random_weights(d_model, d_ff, scheme, seed), partial(
-        random_weights, d_model, d_ff, scheme, seed
+def shared_random(
+    d_model: int, d_ff: int, scheme: str, seed: int, gated: bool
+) -> tuple[Arrays, Source]:
+    return random_weights(d_model, d_ff, scheme, seed, gated), partial(
+        random_weights, d_model, d_ff, scheme, seed, gated
     )
 
 
@@ -131,59 +136,55 @@ def own(weights: Arrays) -> tuple[Arrays, Source]:
     return weights, lambda: weights
 
 
-def hand_weights(d_model: int, d_ff: int, seed: int) -> dict[str, np.ndarray]:
-    """Weights in four tables, starting from rounded random ones, kept in the URL."""
-    shapes = weight_shapes(d_model, d_ff)
+# Each weight's table: its rows and columns (inputs, neurons or outputs), and its caption.
+TABLES = {
+    "W1": ("x", "n", "W1 (d_model × d_ff): column j is neuron j's key"),
+    "b1": ("b1", "n", "b1 (d_ff): one bias per neuron"),
+    "W2": ("n", "out", "W2 (d_ff × d_model): row j is neuron j's value"),
+    "b2": ("b2", "out", "b2 (d_model): added to every output"),
+    "W_gate": ("x", "n", "W_gate (d_model × d_ff): column j opens neuron j's gate"),
+    "W_up": ("x", "n", "W_up (d_model × d_ff): column j is neuron j's signed key"),
+    "W_down": ("n", "out", "W_down (d_ff × d_model): row j is neuron j's value"),
+}
+
+
+def hand_weights(shapes: dict[str, tuple[int, ...]], seed: int) -> dict[str, np.ndarray]:
+    """Weights in tables (W1, b1, W2, b2, or SwiGLU's three), starting from rounded random
+    ones, kept in the URL."""
+    first, *_ = shapes
+    d_model, d_ff = shapes[first]
+    gated = "W_gate" in shapes
 
     def base() -> dict[str, np.ndarray]:
         uploaded = st.session_state.get("uploaded_weights")
         if editing.fits(uploaded, shapes):
             return dict(uploaded)
-        return {n: np.round(a, 2) for n, a in random_weights(d_model, d_ff, "normal", seed).items()}
+        drawn = random_weights(d_model, d_ff, "normal", seed, gated)
+        return {n: np.round(a, 2) for n, a in drawn.items()}
 
     arrays = editing.stored_arrays("hand_weights", "w", shapes, base)
     version = st.session_state["hand_weights_version"]
-    inputs, neurons, outputs = (
-        labels(p, n) for p, n in (("x", d_model), ("n", d_ff), ("out", d_model))
-    )
+    axes = {"x": labels("x", d_model), "n": labels("n", d_ff), "out": labels("out", d_model)}
+    edited = {}
     with st.expander("Edit the weights", expanded=True):
-        left, right = st.columns(2)
-        with left:
-            W1 = editing.edit_table(
-                arrays["W1"],
-                inputs,
-                neurons,
-                f"edit_W1_{version}",
-                "W1 (d_model × d_ff): column j is neuron j's key",
-            )
-            b1 = editing.edit_table(
-                arrays["b1"],
-                ["b1"],
-                neurons,
-                f"edit_b1_{version}",
-                "b1 (d_ff): one bias per neuron",
-            )
-        with right:
-            W2 = editing.edit_table(
-                arrays["W2"],
-                neurons,
-                outputs,
-                f"edit_W2_{version}",
-                "W2 (d_ff × d_model): row j is neuron j's value",
-            )
-            b2 = editing.edit_table(
-                arrays["b2"],
-                ["b2"],
-                outputs,
-                f"edit_b2_{version}",
-                "b2 (d_model): added to every output",
-            )
-    editing.commit_edits("hand_weights", "w", arrays, {"W1": W1, "b1": b1, "W2": W2, "b2": b2})
-    return {"W1": W1, "b1": b1, "W2": W2, "b2": b2}
+        columns = st.columns(2)
+        for k, name in enumerate(shapes):
+            rows, cols, caption = TABLES[name]
+            with columns[0 if k < (len(shapes) + 1) // 2 else 1]:
+                edited[name] = editing.edit_table(
+                    arrays[name],
+                    axes.get(rows, [rows]),
+                    axes[cols],
+                    f"edit_{name}_{version}",
+                    caption,
+                )
+    editing.commit_edits("hand_weights", "w", arrays, edited)
+    return edited
 
 
 def keep_small_weights_in_url(weights: dict[str, np.ndarray]) -> None:
-    d_model, d_ff = weights["W1"].shape
+    first, *_ = weights
+    d_model, d_ff = weights[first].shape
     if d_model <= MAX_EDIT and d_ff <= MAX_EDIT:
         st.query_params["w"] = encode_arrays(list(weights.values()))
     else:

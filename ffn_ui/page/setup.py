@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ffn_core.costs import swiglu_d_ff
 from ffn_core.init import lesson_example
 from ffn_ui.classroom.follow import class_controls
 from ffn_ui.controls.url import bound_number, bound_select, bound_toggle
@@ -17,7 +18,7 @@ from ffn_ui.page import editing
 from ffn_ui.page.files import show_upload_result, weight_files
 from ffn_ui.page.inputs import model_weights, tokens
 from ffn_ui.page.server import configure_process, hand_back_freed_memory
-from ffn_ui.page.toy import ACTIVATION_LABELS, MAX_EDIT, Toy
+from ffn_ui.page.toy import FFN_LABELS, MAX_EDIT, Toy
 
 INIT_OPTIONS = ("normal", "Xavier", "hand-edited", "uploaded")
 TOKEN_OPTIONS = ("sentence", "random", "edited")
@@ -118,12 +119,22 @@ def sidebar_toy(presenter: bool, sidebar_note: str, tuck_model: bool) -> Toy:
     d_model = bound_number("d_model", "d_model", 1, 1024, 4, sidebar, help="Token width.")
     for place, factor in zip(sidebar.columns(2), (2, 4), strict=True):
         place.button(f"d_ff = {factor} × d_model", on_click=set_d_ff, args=(factor,))
+    sidebar.button("d_ff = 8/3 × d_model, for SwiGLU", on_click=set_d_ff, args=(8 / 3,))
     d_ff = bound_number("d_ff", "d_ff", 1, 4096, 16, sidebar, help="Hidden neurons.")
     sidebar.caption(
-        f"4 × d_model = {4 * d_model}. SwiGLU models use about 8/3 × d_model = "
-        f"{round(8 * d_model / 3)} to keep the parameter count level."
+        "SwiGLU has three matrices where the plain FFN has two, so at d_ff = 8/3 × d_model "
+        f"({swiglu_d_ff(d_model)}, rounded up) it holds about as many weights as the plain "
+        f"FFN at 4 × d_model = {4 * d_model}: 3 × 8/3 = 2 × 4 = 8 d_model²."
     )
-    act_label = bound_select("activation", "act", list(ACTIVATION_LABELS), "ReLU", sidebar)
+    act_label = bound_select(
+        "FFN",
+        "act",
+        list(FFN_LABELS),
+        "ReLU",
+        sidebar,
+        help="The bend between W1 and W2 (none: no bend), or SwiGLU: Llama's gated FFN, "
+        "silu(x·W_gate) ⊙ (x·W_up) · W_down, three matrices and no biases.",
+    )
     more = sidebar.expander("More settings") if presenter and not tuck_model else sidebar
     seed = bound_number("seed", "seed", 0, 2**31 - 1, 0, more)
     init = bound_select(
@@ -143,12 +154,12 @@ def sidebar_toy(presenter: bool, sidebar_note: str, tuck_model: bool) -> Toy:
         "tokens from", "tokens", TOKEN_OPTIONS, "sentence", sidebar, radio=True, horizontal=True
     )
     x, labels = tokens(mode, d_model, seed, sidebar)
-    weights, again = model_weights(init, d_model, d_ff, seed)
+    weights, again = model_weights(init, d_model, d_ff, seed, FFN_LABELS[act_label])
     weight_files(again, more)
     return Toy(
         d_model=d_model,
         d_ff=d_ff,
-        activation=ACTIVATION_LABELS[act_label],
+        activation=FFN_LABELS[act_label],
         activation_label=act_label,
         weights=weights,
         again=again,
@@ -191,6 +202,9 @@ PRESETS = (
 )
 
 
-def set_d_ff(factor: int) -> None:
-    """d_ff = factor × d_model: 4 as in most models, 2 for the lesson's first exercise."""
-    st.session_state["d_ff"] = min(factor * st.session_state.get("d_model", 4), 4096)
+def set_d_ff(factor: float) -> None:
+    """d_ff = factor × d_model: 4 as in most models, 2 for the lesson's first exercise, 8/3
+    for SwiGLU at the plain FFN's parameter count (Llama rounds it up to a multiple)."""
+    d_model = st.session_state.get("d_model", 4)
+    d_ff = swiglu_d_ff(d_model) if factor == 8 / 3 else factor * d_model
+    st.session_state["d_ff"] = min(int(d_ff), 4096)

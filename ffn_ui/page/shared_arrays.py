@@ -23,24 +23,33 @@ def read_only(arrays):
 SMALL_WEIGHTS = 16_384  # d_model * d_ff
 
 
-def random_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
-    """Shared by every session and never written to, so GPT-2-sized weights exist once."""
+def random_weights(
+    d_model: int, d_ff: int, scheme: str, seed: int, gated: bool = False
+) -> dict[str, np.ndarray]:
+    """Shared by every session and never written to, so GPT-2-sized weights exist once.
+    `gated`: SwiGLU's three matrices (at most 101 MB at 1024 x 4096)."""
     cached = small_weights if d_model * d_ff <= SMALL_WEIGHTS else large_weights
-    return cached(d_model, d_ff, scheme, seed)
+    return cached(d_model, d_ff, scheme, seed, gated)
 
 
 @st.cache_resource(max_entries=64, ttl=3600, show_spinner=False)
-def small_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
-    return drawn_weights(d_model, d_ff, scheme, seed)
+def small_weights(
+    d_model: int, d_ff: int, scheme: str, seed: int, gated: bool
+) -> dict[str, np.ndarray]:
+    return drawn_weights(d_model, d_ff, scheme, seed, gated)
 
 
 @st.cache_resource(max_entries=2, ttl=3600, show_spinner=False)
-def large_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
-    return drawn_weights(d_model, d_ff, scheme, seed)
+def large_weights(
+    d_model: int, d_ff: int, scheme: str, seed: int, gated: bool
+) -> dict[str, np.ndarray]:
+    return drawn_weights(d_model, d_ff, scheme, seed, gated)
 
 
-def drawn_weights(d_model: int, d_ff: int, scheme: str, seed: int) -> dict[str, np.ndarray]:
-    weights = init_weights(d_model, d_ff, scheme, seed)
+def drawn_weights(
+    d_model: int, d_ff: int, scheme: str, seed: int, gated: bool
+) -> dict[str, np.ndarray]:
+    weights = init_weights(d_model, d_ff, scheme, seed, gated=gated)
     read_only(weights.values())
     return weights
 
@@ -56,16 +65,17 @@ def random_tokens(T: int, d_model: int, seed: int) -> np.ndarray:
 
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
-def expert(d_model: int, d_ff: int, e: int, seed: int) -> dict[str, np.ndarray]:
-    """Expert e's weights, shared read-only. One expert is an entry (at most 4.2 MB, at
-    256 x 1024), so the cache holds at most 16 experts, whatever sizes visitors ask for."""
-    weights = init_weights(d_model, d_ff, "normal", seed=seed + 1 + e)
+def expert(d_model: int, d_ff: int, e: int, seed: int, gated: bool) -> dict[str, np.ndarray]:
+    """Expert e's weights, plain or SwiGLU's, shared read-only. One expert is an entry (at
+    most 6.3 MB, SwiGLU's at 256 x 1024), so the cache holds at most 16 experts, whatever
+    sizes visitors ask for."""
+    weights = init_weights(d_model, d_ff, "normal", seed=seed + 1 + e, gated=gated)
     read_only(weights.values())
     return weights
 
 
-def experts_and_router(d_model: int, d_ff: int, E: int, seed: int):
+def experts_and_router(d_model: int, d_ff: int, E: int, seed: int, gated: bool = False):
     """E experts (each from the shared cache) and the router (d_model, E) that scores them."""
-    experts = [expert(d_model, d_ff, e, seed) for e in range(E)]
+    experts = [expert(d_model, d_ff, e, seed, gated) for e in range(E)]
     router = np.random.default_rng(seed).standard_normal((d_model, E)) * 2 / np.sqrt(d_model)
     return experts, router

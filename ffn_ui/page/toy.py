@@ -7,7 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# What the sidebar shows -> the core's activation names. Short labels keep URLs readable.
+from ffn_core import forms
+
+# What the sidebar shows -> the core's names: an activation between W1 and W2, or SwiGLU,
+# the gated FFN (ffn_core.forms). Short labels keep URLs readable.
 ACTIVATION_LABELS = {
     "ReLU": "relu",
     "GELU": "gelu",
@@ -15,6 +18,7 @@ ACTIVATION_LABELS = {
     "SiLU": "silu",
     "none": "identity",
 }
+FFN_LABELS = {**ACTIVATION_LABELS, "SwiGLU": "swiglu"}
 MAX_EDIT = 16  # weights are editable in tables up to d_model, d_ff <= 16
 
 
@@ -29,9 +33,11 @@ class Toy:
 
     d_model: int
     d_ff: int
-    activation: str  # a key of ffn_core.ACTIVATIONS
+    activation: str  # a key of ffn_core.ACTIVATIONS, or "swiglu" (ffn_core.forms)
     activation_label: str
-    weights: dict[str, np.ndarray]  # W1 (d_model, d_ff), b1, W2 (d_ff, d_model), b2
+    # W1 (d_model, d_ff), b1, W2 (d_ff, d_model), b2; or W_gate, W_up (d_model, d_ff) and
+    # W_down (d_ff, d_model) when gated
+    weights: dict[str, np.ndarray]
     # The same weights again, for what must not hold them (a fragment keeps its arguments
     # for as long as the session lives): random ones come back from the shared cache.
     again: Callable[[], dict[str, np.ndarray]]
@@ -44,7 +50,32 @@ class Toy:
     def T(self) -> int:
         return self.x.shape[0]
 
+    @property
+    def gated(self) -> bool:
+        """SwiGLU: three matrices, no biases, and a gate instead of an activation."""
+        return forms.is_gated(self.activation)
+
+    @property
+    def cost_kind(self) -> str:
+        """What ffn_core.costs counts: "swiglu" (three matrices) or "standard" (two)."""
+        return "swiglu" if self.gated else "standard"
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(T, d_ff): each token against each neuron's key, x·W1 + b1; for SwiGLU the
+        gate's scores x·W_gate."""
+        if self.gated:
+            return self.x @ self.W_gate
+        return self.x @ self.W1 + self.b1
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """FFN(x), (..., d_model) for x (..., d_model), in the toy's form."""
+        return forms.run(x, self.weights, self.activation)[0]
+
     W1 = weight("W1", "(d_model, d_ff): column j is neuron j's key")
     b1 = weight("b1", "(d_ff,)")
     W2 = weight("W2", "(d_ff, d_model): row j is neuron j's value")
     b2 = weight("b2", "(d_model,)")
+    W_gate = weight("W_gate", "(d_model, d_ff): column j is how neuron j's gate opens")
+    W_up = weight("W_up", "(d_model, d_ff): column j is neuron j's signed key")
+    W_down = weight("W_down", "(d_ff, d_model): row j is neuron j's value")

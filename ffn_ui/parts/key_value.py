@@ -1,4 +1,6 @@
-"""The Key–value page's edit of one token's hidden layer: its controls and its effect."""
+"""The Key–value page's pieces: how one token matches each key (the plain FFN's, or
+SwiGLU's gate and up), the question of what a neuron that missed still writes, and the
+edit of the token's hidden layer with its effect."""
 
 from __future__ import annotations
 
@@ -7,11 +9,19 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
+from ffn_core import get_activation
+from ffn_core.forms import value_rows
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.predict import Question
 from ffn_ui.controls.url import bound_multiselect, bound_slider
-from ffn_ui.page.display import show
+from ffn_ui.page.display import show, show_in_pairs
+
+GATED_NOTE = (
+    "With SwiGLU a neuron has two keys and no bias: its gate, a column of `W_gate`, says how "
+    "far it opens; its up, a column of `W_up`, gives a signed score. It writes "
+    "silu(gate) · up times its value, its row of `W_down`, and there is no b2."
+)
 
 
 def edit_controls(neurons: list[str], j: int) -> tuple[list[str], float]:
@@ -48,17 +58,19 @@ def edit_section(
     slider reruns only this section. h (d_ff,) is the token's hidden layer, out (d_model,)
     the FFN's output, `shown` the output coordinates the page shows and their labels.
     `weights` gives the model's weights when asked (Toy.again): a fragment keeps its
-    arguments for as long as its session lives, and W2 can be 4096 × 1024."""
+    arguments for as long as its session lives, and W2 can be 4096 × 1024. h is what each
+    neuron passes on: for SwiGLU, silu(gate) · up, and the value rows are W_down's."""
     off, scale = edit_controls(neurons, j)
     inspected_off = neurons[j] in off
     model = weights()
-    W2, b2 = model["W2"], model["b2"]  # (d_ff, d_model), (d_model,)
+    values, bias = value_rows(model)  # (d_ff, d_model), (d_model,)
     h_edit = h.copy()
     h_edit[[neurons.index(name) for name in off]] = 0.0
     h_edit[j] *= scale
-    out_edit = h_edit @ W2 + b2  # (d_model,)
+    out_edit = h_edit @ values + bias  # (d_model,)
+    row = "W_down[j]" if "W_down" in model else "W2[j]"
     caption = (
-        "Switching a neuron off removes exactly its write, h_j × W2[j]; scaling it scales "
+        f"Switching a neuron off removes exactly its write, h_j × {row}; scaling it scales "
         f"that write. Largest change in any coordinate: {np.abs(out_edit - out).max():.4g}."
     )
     if inspected_off:
@@ -107,4 +119,95 @@ def silent_write_question(name: str, score: float, h: float, token: str, toy) ->
         SILENT_WRITES,
         answer=answer,
         why=why,
+    )
+
+
+def plain_match(toy, t: int, j: int, names: list[str]) -> np.ndarray:
+    """Section 1 for the plain FFN: the token's score against each key, orange where the
+    neuron fires; returns the scores (d_ff,)."""
+    h_pre = toy.x[t] @ toy.W1 + toy.b1  # (d_ff,)
+    h = get_activation(toy.activation).fn(h_pre)
+    st.caption(
+        f"{int(np.sum(h > 0))} of {toy.d_ff} neurons fire (orange). {names[j]} scores "
+        f"{h_pre[j]:.4g} and passes on {h[j]:.4g}."
+    )
+    shown = np.argsort(-np.abs(h_pre), kind="stable")[: figures.MAX_COLUMNS]
+    if toy.d_ff <= figures.MAX_COLUMNS:
+        shown = np.sort(shown)
+    of = f" (the {len(shown)} largest of {toy.d_ff})" if len(shown) < toy.d_ff else ""
+    show(
+        figures.bars(
+            [names[k] for k in shown],
+            h_pre[shown],
+            "key score x · W1[:, j] + b1[j]" + of,
+            "score",
+            colours=np.where(h[shown] > 0, figures.FIRED, figures.SILENT),
+            highlight=int(np.flatnonzero(shown == j)[0]) if j in shown else None,
+        ),
+        toy.presenter,
+    )
+    return h_pre
+
+
+def gate_and_up_figures(gate: np.ndarray, up: np.ndarray, names: list[str], j: int) -> list:
+    """SwiGLU's two scores for one token, side by side: each neuron's gate, orange where it
+    is open (above 0), and its up score, which gives the write its sign."""
+    shown = np.argsort(-np.abs(gate * up), kind="stable")[: figures.MAX_COLUMNS]
+    if len(gate) <= figures.MAX_COLUMNS:
+        shown = np.sort(shown)
+    mark = int(np.flatnonzero(shown == j)[0]) if j in shown else None
+    of = f" (the {len(shown)} largest writes of {len(gate)})" if len(shown) < len(gate) else ""
+    opened = np.where(gate[shown] > 0, figures.FIRED, figures.SILENT)
+    return [
+        figures.bars(
+            [names[k] for k in shown],
+            gate[shown],
+            "gate x · W_gate[:, j]" + of,
+            "gate",
+            colours=opened,
+            highlight=mark,
+        ),
+        figures.bars(
+            [names[k] for k in shown], up[shown], "up x · W_up[:, j]" + of, "up", highlight=mark
+        ),
+    ]
+
+
+def gated_match(toy, t: int, j: int, names: list[str]) -> np.ndarray:
+    """Section 1 for SwiGLU: the token's gate and up scores; returns the gate (d_ff,)."""
+    gate, up = toy.x[t] @ toy.W_gate, toy.x[t] @ toy.W_up  # (d_ff,) each
+    opened = int(np.sum(gate > 0))
+    st.caption(
+        f"{opened} of {toy.d_ff} gates are open (orange, above 0). {names[j]}'s gate is "
+        f"{gate[j]:.4g} and its up {up[j]:.4g}, so it passes silu(gate) · up = "
+        f"{float(get_activation('silu').fn(gate[j])) * up[j]:.4g}."
+    )
+    show_in_pairs(gate_and_up_figures(gate, up, names, j), toy.presenter)
+    return gate
+
+
+CLOSED_WRITES = (
+    "nothing: the gate is shut",
+    "a little, against its up's sign",
+    "its up score times its value, whole",
+)
+
+
+def closed_gate_question(name: str, gate: float, up: float, passed: float, token: str) -> Question:
+    """Can a SwiGLU neuron whose gate is closed (below 0) for `token` still write? silu of
+    a negative gate is small and negative, so it writes a little, the other way."""
+    silu = float(get_activation("silu").fn(np.float64(gate)))
+    return Question(
+        f"Predict: {name}'s gate is {gate:.3g} for “{token}”, closed (below 0), and its up "
+        f"score is {up:.3g}. Can a neuron with a closed gate still write? What does it write "
+        "into the output?",
+        "guess_kv_gate",
+        CLOSED_WRITES,
+        answer=CLOSED_WRITES[1],
+        why=(
+            f"silu({gate:.3g}) = {silu:.3g}: a closed gate still lets {abs(silu):.3g} of the "
+            f"up score through, with its sign flipped, so {name} writes {passed:.3g} × its "
+            "row of W_down. silu dips to −0.28 just below 0 and only reaches 0 far down: no "
+            "gate is ever fully shut."
+        ),
     )

@@ -17,6 +17,18 @@ MIN_D_MODEL = 16  # 54 word vectors need room to be told apart
 MAX_D_MODEL = 128  # wider adds nothing to 54 words, and each trained store is kept in memory
 
 
+def store_activation(toy) -> str:
+    """The store's bend: the sidebar's activation; for SwiGLU, SiLU, with a note. The store
+    is a plain FFN because its rewrite is a rank-one change to W2."""
+    if not toy.gated:
+        return toy.activation
+    st.info(
+        "The fact store is a plain FFN, W1 then W2, because its rewrite below changes W2; "
+        "with SwiGLU chosen it bends with SiLU, the function SwiGLU's gate goes through."
+    )
+    return "silu"
+
+
 def store_d_model(sidebar: int) -> int:
     """The fact store's d_model: the sidebar's within [MIN_D_MODEL, MAX_D_MODEL], or 32 when
     the sidebar's is below; a note says so when it differs."""
