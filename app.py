@@ -9,6 +9,7 @@ page (ffn_ui/classroom/follow.py).
 import streamlit as st
 
 from ffn_ui.classroom.follow import catch_up
+from ffn_ui.controls.url import keep_link_values
 from ffn_ui.page.history import back_keeps_settings
 from ffn_ui.page.path import HOME, TIERS
 
@@ -20,6 +21,7 @@ pages = {
     for tier, steps in TIERS.items()
 }
 page = st.navigation(pages, expanded=True)
+keep_link_values()  # a setting a link made stays when the learner moves to another page
 back_keeps_settings()  # Back and Forward keep the page's settings, as the menu does
 catch_up(page)  # a student following a class takes the teacher's page and settings
 page.run()

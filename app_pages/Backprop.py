@@ -27,7 +27,8 @@ from ffn_ui.parts.backprop import (
     silent_exercise,
     upstream_gradient,
 )
-from ffn_ui.parts.gradient_checks import EPSILONS, MAX_CHECKED, checked, eps_sweep, sweep_sample
+from ffn_ui.parts.backprop_gated import gated_backprop
+from ffn_ui.parts.gradient_checks import EPSILONS, MAX_CHECKED, checked_form, form_sweep
 
 INTRO = (
     "The backward pass walks the forward pass in reverse, reusing what the forward pass "
@@ -41,6 +42,10 @@ INTRO = (
 toy = setup("Backprop", "Backprop & gradient check", INTRO)
 preset_button(st, "Preset: a small batch, B = 2, T = 4, C = 8, d_ff = 32", **LESSON_EXAMPLE)
 B = bound_number("batch B (sequences)", "B", 1, 4, 1)
+if toy.gated:  # SwiGLU's backward pass: ffn_ui/parts/backprop_gated.py
+    gated_backprop(toy, B)
+    next_step("app_pages/Backprop.py")
+    st.stop()
 x, W1, b1, W2, b2 = batch_and_block(toy, B)  # x (B, T, C); the block at most 256 × 1024
 T, C, H = x.shape[1], x.shape[2], W1.shape[1]
 out, cache = ffn_forward(x, W1, b1, W2, b2, toy.activation)  # (B, T, C)
@@ -106,7 +111,8 @@ elif guessed:
             f"Score h_pre at {position_labels(B, T)[n]}, neuron n{j + 1} set to ε/2 = "
             f"{eps / 2:.0e}: the nudge of ±ε now straddles the kink."
         )
-    errors = checked(x, W1, b1_checked, W2, b2, toy.activation, eps, dtype_name, 0)
+    weights = {"W1": W1, "b1": b1_checked, "W2": W2, "b2": b2}
+    errors = checked_form(x, weights, toy.activation, eps, dtype_name, 0)
     st.dataframe(error_table(errors))
     st.caption(
         f"Computed in {dtype_name}. Max relative error: the largest, over a quantity's "
@@ -122,8 +128,7 @@ elif guessed:
             "within ε of ReLU's kink at 0 already: a nudge of ±ε straddles the bend there, "
             "so the check can report a large error for a correct backward pass."
         )
-    sample = sweep_sample(entries)
-    sweep = eps_sweep(x, W1, b1_checked, W2, b2, toy.activation, dtype_name, 0, sample)
+    sweep, sample = form_sweep(x, weights, toy.activation, dtype_name, 0)
     if sample:
         st.caption(f"The sweep checks {sample} random entries of each quantity at each ε.")
     show(figures.eps_sweep(np.array(EPSILONS), sweep, eps), toy.presenter)

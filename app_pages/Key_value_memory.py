@@ -73,7 +73,9 @@ st.caption(
     )
 )
 show(
-    figures.neuron_writes_figure(stacked, out[coords], names, coord_labels, bias[coords]),
+    figures.neuron_writes_figure(
+        stacked, out[coords], names, coord_labels, None if toy.gated else bias[coords]
+    ),
     toy.presenter,
 )
 if toy.d_model == 2:

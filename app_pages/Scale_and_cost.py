@@ -11,7 +11,7 @@ from ffn_ui.controls.url import bound_number, bound_select, bound_select_slider
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
-from ffn_ui.parts.cost_table import cost_table, learner_shape, styled
+from ffn_ui.parts.cost_table import cost_table, gated_section, learner_shape, styled
 
 INTRO = (
     "Attention's four projections hold about 4·d² weights per block; a 4× FFN holds about "
@@ -23,7 +23,8 @@ INTRO = (
 toy = setup("Scale & cost", "Scale & cost: where the parameters and FLOPs live", INTRO)
 heads = default_heads(toy.d_model)
 layers = bound_number("layers in your model", "layers", 1, 96, 12)
-table = cost_table(learner_shape(toy.d_model, toy.d_ff, layers, heads))
+yours = learner_shape(toy.d_model, toy.d_ff, layers, heads, toy.gated)
+table = cost_table(yours)
 
 st.subheader("1. Parameters per block and in total")
 share = float(table.loc["GPT-2 small", "FFN share of block"])
@@ -45,7 +46,13 @@ if predicted(question):
         "blocks' leaves out the embeddings and the one norm outside the blocks (the final "
         "norm; BERT's embedding norm); the recount adds them back (and BERT's pooler) and "
         f"matches each released checkpoint exactly. Your model (d_model {toy.d_model}, d_ff "
-        f"{toy.d_ff}) is counted as GPT-2-style blocks with biases and LayerNorm, with "
+        f"{toy.d_ff}) is counted as "
+        + (
+            "Llama-style SwiGLU blocks, with no biases and RMSNorm"
+            if toy.gated
+            else "GPT-2-style blocks with biases and LayerNorm"
+        )
+        + f", with "
         f"{heads} head{'s' if heads > 1 else ''} of {toy.d_model // heads} numbers (heads "
         "of 64, as GPT-2 and BERT use, where d_model allows); attention's size does not "
         "depend on the number of heads."
@@ -99,7 +106,7 @@ left, right = st.columns(2)
 chosen = bound_select("model", "cost_model", names, "GPT-2 small", left)
 lengths = [2**i for i in range(18)]  # 1 to 131,072 tokens
 seq_len = bound_select_slider("sequence length T", "seq_T", lengths, 1024, "{:,}".format, right)
-shape = MODEL_SHAPES.get(chosen) or learner_shape(toy.d_model, toy.d_ff, layers, heads)
+shape = MODEL_SHAPES.get(chosen) or yours
 T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
 attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
 ffn = shape.top_k * ffn_flops(T, shape.d_model, shape.d_ff, shape.ffn_kind)
@@ -121,5 +128,8 @@ st.caption(
     f"The FFN's cost per token does not depend on T; attention's T² terms pass the FFN at "
     f"T = {cross:,.0f} (the dashed line). The grey line is the T you chose."
 )
+
+st.subheader("4. SwiGLU at the same weights")
+gated_section(toy.d_model)
 
 next_step("app_pages/Scale_and_cost.py")

@@ -12,9 +12,8 @@ import time
 
 import numpy as np
 
+from ffn_core import forms
 from ffn_core.ffn import FFNCache, ffn_backward, ffn_forward
-
-PARAMETER_NAMES = ("W1", "b1", "W2", "b2", "x")
 
 
 def relative_error(analytic: np.ndarray, numeric: np.ndarray) -> np.ndarray:
@@ -41,22 +40,34 @@ def gradient_check(
     limits them: then at most that many entries of each quantity, drawn at random, are
     nudged (2 forward passes each) instead of every one. Shapes as in `ffn_forward`.
     """
-    params = {
-        name: np.array(value, dtype=dtype)  # private copies: the check nudges them in place
-        for name, value in zip(PARAMETER_NAMES, (W1, b1, W2, b2, x), strict=True)
+    weights = {"W1": W1, "b1": b1, "W2": W2, "b2": b2}
+    return check_form(x, weights, activation, eps, seed, dtype, per_parameter)
+
+
+def check_form(
+    x: np.ndarray,
+    weights: dict[str, np.ndarray],
+    ffn: str,
+    eps: float = 1e-6,
+    seed: int = 0,
+    dtype: type = np.float64,
+    per_parameter: int | None = None,
+) -> dict[str, float]:
+    """gradient_check for either form of ffn_core.forms: the plain FFN's W1, b1, W2, b2, or
+    SwiGLU's W_gate, W_up, W_down (ffn "swiglu" or "bilinear"); each weight's and x's max
+    relative error, in that order."""
+    params = {  # private copies: the check nudges them in place
+        name: np.array(value, dtype=dtype) for name, value in {**weights, "x": x}.items()
     }
 
     def loss() -> float:
-        p = params
-        out, _ = ffn_forward(p["x"], p["W1"], p["b1"], p["W2"], p["b2"], activation)
+        out, _ = forms.run(params["x"], params, ffn)
         return float(np.sum(out * G))
 
-    out, cache = ffn_forward(
-        params["x"], params["W1"], params["b1"], params["W2"], params["b2"], activation
-    )
+    out, cache = forms.run(params["x"], params, ffn)
     G = np.random.default_rng(seed).standard_normal(out.shape).astype(dtype)
-    dx, dW1, db1, dW2, db2 = ffn_backward(G, cache)
-    analytic = {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2, "x": dx}
+    dx, grads = forms.run_backward(G, cache)
+    analytic = {**grads, "x": dx}
 
     picker = np.random.default_rng([seed, 1])
     errors = {}

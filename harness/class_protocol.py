@@ -104,10 +104,12 @@ class Participant(Visitor):
 
     def navigate(self, page_hash: str) -> Seen:
         """Open another page as a browser does when a menu item or a page link is clicked:
-        naming the page by its hash, with no query string and no widget states."""
+        naming the page by its hash, with the address's query string as it stands and no
+        widget states (recorded from Chromium's websocket)."""
         msg = BackMsg()
         msg.rerun_script.page_script_hash = page_hash
-        msg.rerun_script.context_info.url = f"http://127.0.0.1:{self.port}/"
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.context_info.url = f"http://127.0.0.1:{self.port}/?{self.query}"
         return self.send(msg)
 
     def go(self, path: str) -> Seen:

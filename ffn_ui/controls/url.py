@@ -37,6 +37,34 @@ def register(key: str, *rule) -> None:
     st.session_state.setdefault(REGISTRY_KEY, {})[key] = rule
 
 
+def keep_link_values() -> None:
+    """Before any control is drawn: a value a link gave a bound control stays the session's
+    when the learner moves to another page.
+
+    On a page switch Streamlit 1.67 drops from the address every parameter bound to a
+    control of the page being left (each page draws the sidebar's controls itself), and a
+    value it had seeded from a link, kept only under that page's control, then went back
+    to its default: a learner who opened ?act=SwiGLU&d_ff=24 lost both at the first click
+    on the menu, while a value they had typed stayed. Writing such a value back through
+    st.session_state makes it the session's own, as a typed one is. A value the session
+    already keeps under its key is left alone, so that Streamlit writes it into the new
+    page's address as it does for a typed one; an adopted link value reaches the address
+    from the page's next run. Back and Forward are left to the address they restore
+    (ffn_ui/page/history.py). Which values are kept under their key has no public API,
+    so that is read where Streamlit keeps it, and every value is adopted if it moves.
+    """
+    state = st.session_state
+    ctx = get_script_run_ctx()
+    if ctx is None or ctx.is_history_navigation:
+        return
+    inner = getattr(getattr(ctx, "session_state", None), "_state", None)
+    kept = getattr(inner, "_old_state", None)
+    for key, rule in state.get(REGISTRY_KEY, {}).items():
+        own = isinstance(kept, dict) and key in kept
+        if key in state and rule[0] != "derived" and not own:
+            state[key] = state[key]
+
+
 def literal(value: object) -> str:
     """`value` as Markdown that shows its characters and nothing else: no link, no image.
 

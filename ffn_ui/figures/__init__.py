@@ -55,6 +55,7 @@ from ffn_ui.figures.training import (
     decision_surface,
     eps_sweep,
     loss_along_score,
+    square_law,
     surface_contour,
 )
 from ffn_ui.figures.writes import arrows_figure, neuron_writes_figure, writes_in_words
@@ -111,6 +112,7 @@ __all__ = [
     "routing_heatmap",
     "score_text",
     "spread_heatmap",
+    "square_law",
     "surface_contour",
     "swiglu_surface",
     "titled",

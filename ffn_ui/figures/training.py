@@ -1,5 +1,5 @@
-"""Training and checking: Collapse's decision surface and fit, Backprop's ε sweep and
-the loss along a score."""
+"""Training and checking: Collapse's decision surface and fit, and the miss of a single
+matrix against SwiGLU without SiLU; Backprop's ε sweep and the loss along a score."""
 
 from __future__ import annotations
 
@@ -92,6 +92,24 @@ def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -
         ),
     ]
     return figure(data, 400, title=title, legend={"orientation": "h", "y": -0.12})
+
+
+def square_law(scales: np.ndarray, gaps: np.ndarray) -> go.Figure:
+    """The largest miss of the best single matrix at each input size (markers on a solid
+    line), against the square of the size times the miss at size 1 (dotted), on log axes:
+    a quadratic map's miss follows the dotted line, a linear map's would be 0."""
+    reference = gaps[np.argmin(np.abs(scales - 1.0))] * scales**2
+    fig = log_lines(
+        scales,
+        {"best single matrix: largest miss": gaps, "size² × the miss at size 1": reference},
+        "SwiGLU without SiLU against its best single matrix",
+        "size of the inputs (1: the tokens')",
+        "largest miss",
+        log_x=True,
+    )
+    fig.update_traces(mode="lines+markers", selector={"name": "best single matrix: largest miss"})
+    fig.update_traces(line_dash="dot", selector={"name": "size² × the miss at size 1"})
+    return fig
 
 
 def eps_sweep(epsilons: np.ndarray, errors: np.ndarray, chosen: float) -> go.Figure:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from ffn_core import ffn_backward, ffn_forward
 from ffn_core.costs import ffn_flops, ffn_params
-from ffn_core.gradcheck import PARAMETER_NAMES, loss_along_score
+from ffn_core.gradcheck import loss_along_score
 from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
 from ffn_ui.controls.labels import labels, position_labels
@@ -151,7 +151,7 @@ def gradient_maps(steps: list[tuple]) -> list:
 def error_table(errors: dict[str, float]):
     """The check's largest relative error per quantity, its band in words, and each row
     shaded by its band."""
-    table = pd.DataFrame({"max relative error": errors}).T[list(PARAMETER_NAMES)].T
+    table = pd.DataFrame({"max relative error": errors})  # each weight, then x
     table["band"] = [error_band(e)[0] for e in table["max relative error"]]
     return table.style.format({"max relative error": "{:.2e}"}).apply(row_shade, axis=1)
 

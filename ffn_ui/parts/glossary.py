@@ -32,8 +32,15 @@ TERMS = {
     "GELU": "z · Φ(z), Φ the standard normal CDF: a smooth ReLU (BERT, GPT-2). GPT-2 computes "
     "it with a tanh approximation (GELU-tanh).",
     "SiLU (Swish)": "z · σ(z), σ the sigmoid: another smooth ReLU.",
-    "SwiGLU": "silu(x·W_gate) × (x·W_up), then ·W_down: a gated FFN with three matrices (Llama, "
-    "Mistral); d_ff ≈ 8/3 · d_model keeps its parameters level with a 4× FFN.",
+    "SwiGLU": "silu(x·W_gate) × (x·W_up), then ·W_down: a gated FFN with three matrices and no "
+    "biases (Llama, Mistral, Qwen, Gemma's variant uses GELU); d_ff ≈ 8/3 · d_model keeps its "
+    "parameters level with a 4× FFN. Choose it in the sidebar as the FFN.",
+    "gate, up": "SwiGLU's two scores per neuron: the gate x·W_gate goes through SiLU and says how "
+    "far the neuron opens; the up x·W_up is multiplied by it and gives the write its sign. A "
+    "gate below 0 is closed, but silu of it is small and negative, not 0.",
+    "bilinear map": "what is left of SwiGLU without its SiLU, (x·W_gate) ⊙ (x·W_up) · W_down: "
+    "every output a sum of products of two of x's coordinates. Quadratic in x, so unlike the "
+    "plain FFN without its activation it is not one matrix.",
     "fan-in, Glorot": "fan-in is how many inputs feed a neuron (d_model for W1). Initial "
     "weights of variance 1/fan-in keep scores of order 1; Glorot (Xavier) uniform scales by "
     "both fan-in and fan-out.",

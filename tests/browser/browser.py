@@ -321,6 +321,25 @@ def sidebar_links(page) -> list:
     return page.locator(SIDEBAR_LINKS).all()
 
 
+SIDEBAR_CLOSED = """() => {
+    const box = document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect();
+    return box.right <= 1;
+}"""
+
+
+def open_sidebar(page) -> None:
+    """Open the sidebar with its arrow, if presenter mode (or a phone) has closed it."""
+    if page.evaluate(SIDEBAR_CLOSED):
+        page.get_by_test_id("stExpandSidebarButton").click()
+
+
+def close_sidebar(page) -> None:
+    """Close the sidebar, if it is open, and wait until it has slid away."""
+    if not page.evaluate(SIDEBAR_CLOSED):
+        page.get_by_test_id("stSidebarCollapseButton").click()
+    page.wait_for_function(SIDEBAR_CLOSED)
+
+
 def go_to(page, reruns, label: str) -> None:
     """Follow the sidebar menu's link to a page, as a person would, and wait for it to run."""
     before = reruns.finished

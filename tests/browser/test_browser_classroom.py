@@ -29,9 +29,11 @@ from browser import (
     PHONE,
     PROJECTOR,
     TITLE,
+    close_sidebar,
     first_screen_holds_the_first_figure,
     no_exception,
     open_page,
+    open_sidebar,
     screenshot,
     sidebar_links,
     start_class,
@@ -42,10 +44,6 @@ from ffn_ui.page.path import STEPS
 from harness.protocol import Visitor
 
 QUESTION = '[data-testid="stRadio"]:has(label:has-text("not sure yet"))'
-SIDEBAR_CLOSED = """() => {
-    const box = document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect();
-    return box.right <= 1;
-}"""
 VERDICT = re.compile(r"^(Right \(you said|Not this time)")
 FOLLOW_MS = 10_000  # how soon is measured in benchmarks/ and the protocol tests
 # "Next:" links the teacher follows from Key–value memory, past a page whose link waits for
@@ -102,8 +100,7 @@ def answer_every_question(teacher, reruns, students) -> None:
 def menu_link(teacher, label: str):
     """The sidebar menu's link to a page, the sidebar opened first if presenter mode has
     closed it, as a teacher at a projector does."""
-    if teacher.evaluate(SIDEBAR_CLOSED):
-        teacher.get_by_test_id("stExpandSidebarButton").click()
+    open_sidebar(teacher)
     (link,) = [a for a in sidebar_links(teacher) if a.inner_text() == label]
     return link
 
@@ -112,9 +109,7 @@ def on_the_projector(teacher, name: str) -> None:
     """The teacher closes the sidebar if it is open: at 1024 x 768 in presenter mode the
     class takes one line, and the page's first figure (or the question it waits for) is on
     the first screen."""
-    if not teacher.evaluate(SIDEBAR_CLOSED):
-        teacher.get_by_test_id("stSidebarCollapseButton").click()
-    teacher.wait_for_function(SIDEBAR_CLOSED)  # it slides away
+    close_sidebar(teacher)
     expect(teacher.get_by_text("2 students, 2 following")).to_be_visible()  # the class's line
     screenshot(teacher, f"class-teacher-projector-{name}", whole=False)
     if name != "Glossary":  # the one page with neither a figure nor a question

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from helpers import numerical_grad, random_ffn
 
+import ffn_core.forms
 import ffn_core.gradcheck
 from ffn_core import (
     ACTIVATIONS,
@@ -100,7 +101,7 @@ def test_gradient_check_catches_a_broken_backward(rng, monkeypatch):
         dh = dout @ cache.W2.T  # the gradient of h, not passed through the ReLU gate
         return dx, cache.x.T @ dh, db1, dW2, db2
 
-    monkeypatch.setattr(ffn_core.gradcheck, "ffn_backward", backward_with_forgotten_mask)
+    monkeypatch.setattr(ffn_core.forms, "ffn_backward", backward_with_forgotten_mask)
     errors = gradient_check(x, W1, b1, W2, b2)
     assert errors["W1"] > 1e-2
     assert errors["W2"] < 1e-6  # the rest is still right
@@ -121,7 +122,7 @@ def test_a_sampled_check_nudges_at_most_k_entries_of_each_quantity(rng, monkeypa
         calls.append(1)
         return ffn_forward(*args, **kwargs)
 
-    monkeypatch.setattr(ffn_core.gradcheck, "ffn_forward", counted)
+    monkeypatch.setattr(ffn_core.forms, "ffn_forward", counted)
     sampled = gradient_check(x, W1, b1, W2, b2, per_parameter=5)
     sizes = [W1.size, b1.size, W2.size, b2.size, x.size]
     assert len(calls) == 1 + 2 * sum(min(n, 5) for n in sizes)
@@ -137,7 +138,7 @@ def test_a_sampled_check_still_catches_an_error_everywhere_in_a_quantity(rng, mo
         dx, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
         return dx, dW1, db1, 1.1 * dW2, db2
 
-    monkeypatch.setattr(ffn_core.gradcheck, "ffn_backward", backward_scaling_dW2)
+    monkeypatch.setattr(ffn_core.forms, "ffn_backward", backward_scaling_dW2)
     errors = gradient_check(x, W1, b1, W2, b2, per_parameter=3)
     assert errors["W2"] > 1e-2 and errors["W1"] < 1e-6
 

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 from helpers import SCALAR_ACTIVATIONS, numerical_grad
 
+import ffn_core.forms
 from ffn_core.analysis import affine_fit_gap
 from ffn_core.forms import is_gated, run, run_backward, weight_shapes, writes
+from ffn_core.gradcheck import check_form
 from ffn_core.init import init_weights
 from ffn_core.swiglu import swiglu_forward
 from ffn_core.training import make_task, train_ffn
@@ -177,3 +179,27 @@ def test_the_gate_function_is_kept_for_the_backward_pass(rng):
     _, cache = swiglu_forward(x, *weights.values(), gate_fn="identity")
     assert cache.gate_fn == "identity"
     np.testing.assert_array_equal(cache.s, cache.gate)  # no SiLU: the gate passes as it is
+
+
+def test_the_gradient_check_of_swiglu_passes_in_float64_and_not_in_float32():
+    weights = init_weights(3, 5, "normal", seed=9, gated=True)
+    x = np.random.default_rng(9).standard_normal((2, 4, 3))
+    errors = check_form(x, weights, "swiglu")
+    assert list(errors) == ["W_gate", "W_up", "W_down", "x"]
+    assert max(errors.values()) < 1e-6
+    assert max(check_form(x, weights, "swiglu", dtype=np.float32).values()) > 1e-3
+
+
+def test_the_gradient_check_catches_a_swiglu_backward_that_forgets_silu_s_slope(monkeypatch):
+    weights = init_weights(3, 5, "normal", seed=10, gated=True)
+    x = np.random.default_rng(10).standard_normal((4, 3))
+    original = ffn_core.forms.swiglu_backward
+
+    def forgets_the_slope(dout, cache):  # dgate without silu'(gate): as if the gate were linear
+        dx, _, dW_up, dW_down = original(dout, cache)
+        da = dout @ cache.W_down.T
+        return dx, cache.x.T @ (da * cache.up), dW_up, dW_down
+
+    monkeypatch.setattr(ffn_core.forms, "swiglu_backward", forgets_the_slope)
+    errors = check_form(x, weights, "swiglu")
+    assert errors["W_gate"] > 1e-2 and errors["W_up"] < 1e-6 and errors["W_down"] < 1e-6

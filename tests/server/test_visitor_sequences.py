@@ -309,3 +309,18 @@ def test_real_model_k_slider_reruns_its_section_with_the_cores_numbers(server, m
     edited = minilm.run(DEFAULT.text, [Edit(layer, int(j), 0.0, token) for j in off])
     (value,) = [v for label, v in section.metrics.items() if "original vs switched off" in label]
     assert value == f"{cosine(trace.embedding, edited.embedding):.4f}"
+
+
+def test_a_link_s_settings_stay_when_the_learner_moves_on_by_the_menu(server):
+    """Opened by a link, then straight to another page: the link's model stays, and the
+    new page's address names it again from its next run (a typed value is in it at once)."""
+    link = "act=SwiGLU&d_ff=24&d_model=6"
+    with Participant(server.port, link, "Neurons") as visitor:
+        visitor.go("Key_value_memory")
+        assert visitor.shown.title.startswith("Key–value memory")
+        assert [chosen(visitor, k) for k in ("act", "d_ff", "d_model")] == ["SwiGLU", "24", "6"]
+        visitor.set("tok", "2: cat")  # the page's next run
+        assert {"act=SwiGLU", "d_ff=24", "d_model=6"} <= set(visitor.query.split("&"))
+        visitor.go("Collapse")
+        assert [chosen(visitor, k) for k in ("act", "d_ff", "d_model")] == ["SwiGLU", "24", "6"]
+        assert {"act=SwiGLU", "d_ff=24"} <= set(visitor.query.split("&"))
