@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from browser import open_page, sidebar_links, walk_failure
+from browser import open_page, open_sidebar, sidebar_links, walk_failure
 from walk import Walker
 
 ROUNDS = 6  # page switches
@@ -32,6 +32,8 @@ def test_a_random_walk_across_pages_carries_state_and_never_shows_an_exception(
     rng = random.Random(f"{walk_seed}:across")
     walker = Walker(page, reruns, rng)
     for _ in range(ROUNDS):
+        # a step may have turned presenter mode on, which slides the sidebar away
+        open_sidebar(page)
         links = sidebar_links(page)
         link = rng.choice(links)
         walker.trail.append(f"sidebar: {link.inner_text()!r}")
