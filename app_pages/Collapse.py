@@ -24,6 +24,7 @@ from ffn_ui.parts.collapse import (
     fit_figure,
     fit_question,
     gated_collapse,
+    score_text,
 )
 
 MAX_SHOWN = 64  # matrix rows and columns drawn
@@ -132,7 +133,7 @@ if not predicted(question, setting=(task, bigger)):
 results = {act: trained(task, act, d_ff, steps, seed=0) for act in (straight, bent)}
 for column, (act, result) in zip(st.columns(2), results.items(), strict=True):
     name = NAMES.get(act, act)
-    score = f"{result.scores[-1]:.0%}" if kind == "classify" else f"{result.scores[-1]:.3f}"
+    score = score_text(task, result.scores[-1])
     with column:
         show(fit_figure(task, act, result, f"{name}: {measure} {score}"), toy.presenter)
 show(

@@ -31,7 +31,7 @@ INTRO = (
     "score with the key, plus the neuron's bias, goes through the activation. Each neuron "
     "also holds a **value**, its row of `W2`: the vector it adds to the output, scaled by "
     "how strongly it fired. So the output is every value, weighted by its neuron's "
-    "activation, plus the bias b2. (What a neuron that missed writes is section 4's "
+    "activation, plus the bias b2. (What a neuron that missed writes is section 2's "
     "question.) In the smallest example (preset *Lesson*: d_model = d_ff = 2, W2 the "
     "identity, no biases), the token [1, −1] misses the key [1, 1] (score 0) and matches "
     "[1, −1] (score 2), so under ReLU only the second value is written, twice over: the "
@@ -54,6 +54,22 @@ st.subheader(f"1. Match: how well “{token}” fits each key")
 h_pre = (gated_match if toy.gated else plain_match)(toy, t, j, neurons)  # gate, or score
 
 st.subheader("2. Write: the output is the sum of the values")
+silent = np.flatnonzero(h_pre <= 0)  # the neurons that missed: no fire, or a closed gate
+revealed = True  # the sum below shows what a silent neuron writes: it waits for the guess
+if len(silent):
+    k = int(silent[np.argmax(np.abs(h[silent]) + 1e-9 * h_pre[silent])])  # writes most
+    if toy.gated:
+        up = float(toy.x[t] @ toy.W_up[:, k])
+        question = closed_gate_question(neurons[k], float(h_pre[k]), up, float(h[k]), token)
+    else:
+        question = silent_write_question(neurons[k], float(h_pre[k]), float(h[k]), token, toy)
+    revealed = predicted(question, setting=(token, toy.activation, toy.d_model, toy.d_ff, k))
+    if revealed:
+        st.caption(
+            f"{neurons[k]}'s write, h × its row of {'W_down' if toy.gated else 'W2'} (row "
+            f"{k + 1}): largest entry {np.abs(h[k] * values[k]).max():.3g}, against "
+            f"{np.abs(out).max():.3g} for the whole output."
+        )
 coords = np.arange(toy.d_model)
 if toy.d_model > MAX_COORDS:
     coords = np.sort(np.argsort(-np.abs(out), kind="stable")[:MAX_COORDS])
@@ -61,31 +77,34 @@ coord_labels = [f"out{c + 1}" for c in coords]  # the shown coordinates, not 1..
 stacked, writers, rest = grouped_writes(h, values, coords, TOP_WRITERS)  # (≤ 7, C), (≤ 6,)
 names = [neurons[k] for k in writers] + ([f"other {rest} neurons"] if rest else [])
 gap = float(np.max(np.abs(stacked.sum(axis=0) + bias[coords] - out[coords])))
-block = "silu(gate_j) · up_j × W_down[j]" if toy.gated else "h_j × W2[j]"
-st.caption(
-    f"Each coloured block is {block} for one neuron"
-    + ("; SwiGLU has no b2." if toy.gated else "; b2 is added last.")
-    + f" The diamonds are the forward pass's output; the blocks add up to it {agreement(gap)}."
-    + (
-        f" Showing the {MAX_COORDS} largest of {toy.d_model} coordinates."
-        if toy.d_model > MAX_COORDS
-        else ""
+if not revealed:
+    st.caption("The sum is drawn once you have answered the question above.")
+else:
+    block = "silu(gate_j) · up_j × W_down[j]" if toy.gated else "h_j × W2[j]"
+    st.caption(
+        f"Each coloured block is {block} for one neuron"
+        + ("; SwiGLU has no b2." if toy.gated else "; b2 is added last.")
+        + f" The diamonds are the forward pass's output; the blocks add up to it {agreement(gap)}."
+        + (
+            f" Showing the {MAX_COORDS} largest of {toy.d_model} coordinates."
+            if toy.d_model > MAX_COORDS
+            else ""
+        )
     )
-)
-show(
-    figures.neuron_writes_figure(
-        stacked, out[coords], names, coord_labels, None if toy.gated else bias[coords]
-    ),
-    toy.presenter,
-)
-if toy.d_model == 2:
-    st.caption("The same sum in the plane: each firing neuron's write, tip to tail, then b2.")
     show(
-        figures.arrows_figure(
-            h[fired, None] * values[fired], bias, [neurons[k] for k in np.flatnonzero(fired)]
+        figures.neuron_writes_figure(
+            stacked, out[coords], names, coord_labels, None if toy.gated else bias[coords]
         ),
         toy.presenter,
     )
+    if toy.d_model == 2:
+        st.caption("The same sum in the plane: each firing neuron's write, tip to tail, then b2.")
+        show(
+            figures.arrows_figure(
+                h[fired, None] * values[fired], bias, [neurons[k] for k in np.flatnonzero(fired)]
+            ),
+            toy.presenter,
+        )
 
 st.subheader("3. Residual: x + FFN(x)")
 down = int(np.sum(out < 0))
@@ -107,20 +126,6 @@ show(
 )
 
 st.subheader("4. Switch neurons off, or turn one up")
-silent = np.flatnonzero(h_pre <= 0)  # the neurons that missed: no fire, or a closed gate
-if len(silent):
-    k = int(silent[np.argmax(np.abs(h[silent]) + 1e-9 * h_pre[silent])])  # writes most
-    if toy.gated:
-        up = float(toy.x[t] @ toy.W_up[:, k])
-        question = closed_gate_question(neurons[k], float(h_pre[k]), up, float(h[k]), token)
-    else:
-        question = silent_write_question(neurons[k], float(h_pre[k]), float(h[k]), token, toy)
-    if predicted(question, setting=(token, toy.activation, toy.d_model, toy.d_ff, k)):
-        st.caption(
-            f"{neurons[k]}'s write, h × its row of {'W_down' if toy.gated else 'W2'} (row "
-            f"{k + 1}): largest entry {np.abs(h[k] * values[k]).max():.3g}, against "
-            f"{np.abs(out).max():.3g} for the whole output."
-        )
 strongest = int(np.argmax(np.abs(h) if toy.gated else h))  # fired hardest, or wrote most
 if h[strongest] != 0 and neurons[strongest] not in st.session_state.get("off", []):
     preset_button(

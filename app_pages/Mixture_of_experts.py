@@ -126,8 +126,8 @@ parts = cache.gates[t][:, None] * cache.expert_out[t, :, :shown]  # (k, shown)
 writers = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t], strict=True)]
 gap = float(np.abs(parts.sum(axis=0) - out[t, :shown]).max())
 st.caption(
-    f"Each block is gate × expert output; the diamonds are the layer's output, which the "
-    f"blocks add up to {agreement(gap)}."
+    "Each block is the router's weight × the expert's output; the diamonds are the layer's "
+    f"output, which the blocks add up to {agreement(gap)}."
 )
 show(
     figures.neuron_writes_figure(parts, out[t, :shown], writers, labels("out", shown)),

@@ -14,10 +14,10 @@ from ffn_ui.page.setup import setup
 from ffn_ui.parts.cost_table import cost_table, gated_section, learner_shape, styled
 
 INTRO = (
-    "Attention's four projections hold about 4·d² weights per block; a 4× FFN holds about "
-    "8·d². So roughly two thirds of a transformer's block weights are in its FFNs. Compute "
-    "tells a different story: the FFN's work grows linearly with the sequence length T, "
-    "attention's score and mixing work with T², so long contexts are attention's problem."
+    "A transformer block has two big parts: attention's four projections and the FFN's "
+    "matrices. Which holds more of the block's weights? Compute tells its own story: the "
+    "FFN's work grows linearly with the sequence length T, attention's score and mixing "
+    "work with T², so long contexts are attention's problem."
 )
 
 toy = setup("Scale & cost", "Scale & cost: where the parameters and FLOPs live", INTRO)
@@ -89,11 +89,13 @@ show(
     toy.presenter,
 )
 ratio_yours = toy.d_ff / toy.d_model
+matrices = 3 if toy.gated else 2
 st.caption(
     "At d_ff = 4·d_model a standard FFN has 8·d², twice attention's 4·d². SwiGLU's third "
-    "matrix would make that 12·d², so it uses d_ff ≈ 8/3·d_model to stay at 8·d² (where "
-    f"both lines cross 2). Your d_ff ÷ d_model is {ratio_yours:.2f}, so your FFN holds "
-    f"{ratio_yours / 2:.2f}× attention's weights."
+    "matrix would make that 12·d², so it uses d_ff ≈ 8/3·d_model to stay at 8·d² (the "
+    f"SwiGLU line crosses 2 at 8/3, the standard one at 4). Your d_ff ÷ d_model is "
+    f"{ratio_yours:.2f} with {matrices} matrices, so your FFN holds "
+    f"{matrices * ratio_yours / 4:.2f}× attention's weights."
 )
 
 st.subheader("3. FLOPs against sequence length")

@@ -9,6 +9,7 @@ check, not a training method.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -75,18 +76,27 @@ def check_form(
         flat = np.arange(param.size)
         if per_parameter is not None and param.size > per_parameter:
             flat = np.sort(picker.choice(param.size, per_parameter, replace=False))
-        numeric = np.zeros(len(flat), dtype=param.dtype)
-        for k, idx in enumerate(zip(*np.unravel_index(flat, param.shape), strict=True)):
-            original = param[idx]
-            param[idx] = original + eps
-            loss_plus = loss()
-            param[idx] = original - eps
-            loss_minus = loss()
-            param[idx] = original
-            numeric[k] = (loss_plus - loss_minus) / (2 * eps)
+        numeric = numerical_gradient(param, loss, eps, flat)
         checked = analytic[name].reshape(-1)[flat]
         errors[name] = float(relative_error(checked, numeric).max(initial=0.0))
     return errors
+
+
+def numerical_gradient(
+    param: np.ndarray, loss: Callable[[], float], eps: float, flat: np.ndarray
+) -> np.ndarray:
+    """Centred differences of `loss()` at the entries `flat` of `param`, which is nudged
+    in place and restored: (L(p + ε) − L(p − ε)) / 2ε for each."""
+    numeric = np.zeros(len(flat), dtype=param.dtype)
+    for k, idx in enumerate(zip(*np.unravel_index(flat, param.shape), strict=True)):
+        original = param[idx]
+        param[idx] = original + eps
+        loss_plus = loss()
+        param[idx] = original - eps
+        loss_minus = loss()
+        param[idx] = original
+        numeric[k] = (loss_plus - loss_minus) / (2 * eps)
+    return numeric
 
 
 def loss_along_score(

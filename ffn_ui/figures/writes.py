@@ -77,7 +77,7 @@ def writes_in_words(parts, out, neuron_labels, coord_labels, b2=None) -> str:
         k = int(np.argmax(np.abs(parts[:, c])))
         largest = f"{neuron_labels[k]} writes the most, {number(parts[k, c])}"
         coords.append(f"{name} = {number(out[c])} ({largest})")
-    text = f"The output, the sum of what the neurons write: {listed(coords)}."
+    text = f"The output, the sum of the parts written into it: {listed(coords)}."
     if b2 is not None:
         adds = "0 everywhere" if not np.any(b2) else listed([number(v) for v in b2])
         text += f" b2 adds {adds}."

@@ -105,7 +105,7 @@ def grid(fig: go.Figure, trace) -> str:
         parts.append(cell_texts(text.reshape(z.shape), cols))
     zeros = int(np.sum(z[shown] == 0))
     if zeros and scaled:
-        parts.append(f"{number(zeros)} of {number(z.size)} cells are exactly 0")
+        parts.append(f"{zeros:,} of {z.size:,} cells are exactly 0")  # counts in full
     if shown.any() and scaled:
         values = z[shown]
         if values.min() == values.max():

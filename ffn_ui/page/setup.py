@@ -121,10 +121,12 @@ def sidebar_toy(presenter: bool, sidebar_note: str, tuck_model: bool) -> Toy:
         place.button(f"d_ff = {factor} × d_model", on_click=set_d_ff, args=(factor,))
     sidebar.button("d_ff = 8/3 × d_model, for SwiGLU", on_click=set_d_ff, args=(8 / 3,))
     d_ff = bound_number("d_ff", "d_ff", 1, 4096, 16, sidebar, help="Hidden neurons.")
+    matched = swiglu_d_ff(d_model)
     sidebar.caption(
         "SwiGLU has three matrices where the plain FFN has two, so at d_ff = 8/3 × d_model "
-        f"({swiglu_d_ff(d_model)}, rounded up) it holds about as many weights as the plain "
-        f"FFN at 4 × d_model = {4 * d_model}: 3 × 8/3 = 2 × 4 = 8 d_model²."
+        f"({matched}, {'exactly' if 8 * d_model % 3 == 0 else 'rounded up'}) it holds about "
+        f"as many weights as the plain FFN at 4 × d_model = {4 * d_model}: "
+        "3·(8/3)·d² = 2·4·d² = 8·d². The button above sets it; d_ff below is what runs."
     )
     act_label = bound_select(
         "FFN",

@@ -50,6 +50,12 @@ def fit_figure(task: str, activation: str, result: TrainResult, title: str) -> g
 NAMES = {"identity": "no activation", "bilinear": "SwiGLU without SiLU"}
 
 
+def score_text(task: str, score: float) -> str:
+    """A trained network's score as the page says it everywhere: accuracy as a percentage
+    to one decimal (199 of 200 is 99.5%, never 0.99 here and 100% there), R² to 3 places."""
+    return f"{score:.1%}" if TASKS[task] == "classify" else f"{score:.3f}"
+
+
 def fit_question(
     task: str, linear_result: Callable[[], TrainResult], gated: bool = False
 ) -> Question:
@@ -70,12 +76,12 @@ def fit_question(
         )
     return Question(
         f"Predict first: can {which} fit {task}? (It fits when its {measure} reaches "
-        f"{FITS:.2f}{r2}.)",
+        f"{score_text(task, FITS)}{r2}.)",
         "guess_gated" if gated else "guess",
         ("yes", "no"),
         answer=lambda: "yes" if linear_result().scores[-1] >= FITS else "no",
         why=lambda: (
-            f"{reason}, and it reaches {measure} {linear_result().scores[-1]:.2f} on "
+            f"{reason}, and it reaches {measure} {score_text(task, linear_result().scores[-1])} on "
             f"{task}{against_guessing(task, linear_result().scores[-1])}."
         ),
     )
@@ -129,8 +135,8 @@ def gated_collapse(toy) -> None:
     st.subheader("1. Take SiLU out of SwiGLU: is one matrix left?")
     st.markdown(
         "The plain FFN without its activation is x·W1·W2 + b: one matrix. Take the SiLU out "
-        "of SwiGLU and what is left is (x·W_gate) ⊙ (x·W_up) · W_down: no bend, only "
-        "matrix products and one elementwise product."
+        "of SwiGLU and what is left is (x·W_gate) ⊙ (x·W_up) · W_down: no activation "
+        "function, only matrix products and one elementwise product."
     )
     gaps = bilinear_gaps(x, weights)
     at = {float(s): float(g) for s, g in zip(SCALES, gaps, strict=True)}

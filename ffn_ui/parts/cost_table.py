@@ -73,7 +73,7 @@ def cost_table(yours: ModelShape) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("model")
 
 
-COSTS = ("more", "the same", "fewer")
+COSTS = ("more", "about the same", "fewer")
 
 
 def matched_width(d_model: int) -> pd.DataFrame:
@@ -101,16 +101,17 @@ def gated_section(d_model: int) -> None:
     plain, gated = table["FLOPs per token"]
     question = Question(
         f"Predict: at d_model = {d_model}, SwiGLU at d_ff = 8/3 × d_model has three matrices "
-        "where the plain FFN at 4 × d_model has two. Per token, does it do more, the same "
-        "or fewer FLOPs?",
+        "where the plain FFN at 4 × d_model has two. Per token, does it do more, about the "
+        "same or fewer FLOPs in its matrix products?",
         "guess_swiglu_cost",
         COSTS,
         answer=COSTS[1] if abs(gated - plain) <= 0.05 * plain else COSTS[0 if gated > plain else 2],
         why=(
             f"each matrix costs 2 × d_model × d_ff per token: 2 × 2 × {d_model} × "
             f"{4 * d_model} = {plain:,} against 3 × 2 × {d_model} × {table['d_ff'].iloc[1]} "
-            f"= {gated:,}. Three matrices a third narrower do the same work as two: 16 × "
-            "d_model² either way, up to the rounding of 8/3 × d_model."
+            f"= {gated:,}. Three matrices a third narrower do about the same work as two: "
+            "16 × d_model² either way, up to the rounding of 8/3 × d_model, plus SwiGLU's "
+            "SiLU and elementwise product, a few operations per hidden neuron."
         ),
     )
     if not predicted(question, setting=d_model):

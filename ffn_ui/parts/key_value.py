@@ -207,7 +207,7 @@ def closed_gate_question(name: str, gate: float, up: float, passed: float, token
         why=(
             f"silu({gate:.3g}) = {silu:.3g}: a closed gate still lets {abs(silu):.3g} of the "
             f"up score through, with its sign flipped, so {name} writes {passed:.3g} × its "
-            "row of W_down. silu dips to −0.28 just below 0 and only reaches 0 far down: no "
-            "gate is ever fully shut."
+            "row of W_down. silu falls to its lowest, −0.28, at a gate of about −1.28, then only "
+            "approaches 0 as the gate goes further down: no gate is ever fully shut."
         ),
     )

@@ -19,12 +19,14 @@ MAX_D_MODEL = 128  # wider adds nothing to 54 words, and each trained store is k
 
 def store_activation(toy) -> str:
     """The store's bend: the sidebar's activation; for SwiGLU, SiLU, with a note. The store
-    is a plain FFN because its rewrite is a rank-one change to W2."""
+    is a plain two-matrix FFN, kept simple for this page."""
     if not toy.gated:
         return toy.activation
     st.info(
-        "The fact store is a plain FFN, W1 then W2, because its rewrite below changes W2; "
-        "with SwiGLU chosen it bends with SiLU, the function SwiGLU's gate goes through."
+        "The fact store is a plain two-matrix FFN, W1 then W2, kept simple for this page; "
+        "with SwiGLU chosen it bends with SiLU, the function SwiGLU's gate goes through. A "
+        "rank-one rewrite works the same way on SwiGLU's W_down, as the Language model "
+        "page's does on SmolLM2."
     )
     return "silu"
 

@@ -16,10 +16,11 @@ from ffn_ui.controls.url import bound_select, bound_slider, bound_toggle
 
 GATED_NOTE = (
     "SwiGLU gives each neuron two keys: a gate, a column of `W_gate`, and an up, a column "
-    "of `W_up`. It passes silu(gate) · up. Nothing is ever exactly silent, so a neuron "
-    "fires here in a graded sense: look at the size |silu(gate) · up|, and at its sign, "
-    "which comes from up (a gate just below 0 flips it too, silu being slightly negative "
-    "there)."
+    "of `W_up`. It passes silu(gate) · up, which may be positive or negative, so here a "
+    "neuron *fires* when that value is far enough from 0: look at its size "
+    "|silu(gate) · up|, and at its sign. The sign is up's where the gate is positive, and "
+    "the opposite where the gate is negative, since silu is below 0 for every negative "
+    "input (though tiny far down)."
 )
 
 
@@ -154,7 +155,6 @@ def closer_look(toy, layer: Layer, t: int, j: int, fired: bool, neuron: str) -> 
     return (
         f"Token **{token}** opens neuron **{neuron}**'s gate to **{gate:.4g}** (silu gives "
         f"{float(silu(gate)):.4g}) and scores **{up:.4g}** on its up key: it passes "
-        f"silu(gate) · up = **{a:.4g}**, so it writes its value {way}"
-        + ("" if a == 0 else f", {abs(a):.4g} times over")
-        + ("." if fired else ", below the threshold.")
+        f"silu(gate) · up = **{a:.4g}**, so it writes {a:.4g} × its value (its row of "
+        f"W_down), {way}" + ("." if fired else ", below the threshold.")
     )

@@ -246,7 +246,7 @@ PAGES = {
 CHART_COUNTS = {
     "home": 2,
     "neurons": 3,  # the histogram waits for a guess
-    "key_value": 4,
+    "key_value": 3,  # the sum of the writes waits for the guess about a silent neuron
     "activations": 2,  # the hidden values wait for a prediction
     "collapse": 4,
     "position_wise": 2,  # the change map waits for a prediction

@@ -27,7 +27,7 @@ from playwright.sync_api import expect
 # The menu's label of each toy page, and a text its SwiGLU version shows.
 PAGES = {
     "Key–value memory": "writes silu(gate) · up times its value",
-    "Neurons": "look at the size |silu(gate) · up|",
+    "Neurons": "look at its size |silu(gate) · up|",
     "Collapse": "Take SiLU out of SwiGLU",
     "Position-wise": "so T = 1.5 × d_ff",
     "Traps": "section 3 runs the sidebar's SwiGLU",

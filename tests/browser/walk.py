@@ -82,9 +82,11 @@ class Walker:
         try:
             what = getattr(self, f"_{kind}")(control)
         except PlaywrightError as err:  # the control moved or closed under us: not an app error
-            what = (
-                f"{kind} {self.label(control)!r}: could not act ({str(err).splitlines()[0][:80]})"
-            )
+            try:
+                name = self.label(control)
+            except PlaywrightError:  # a rerun took it away
+                name = "(gone)"
+            what = f"{kind} {name!r}: could not act ({str(err).splitlines()[0][:80]})"
             self.page.keyboard.press("Escape")
         self.trail.append(what)
         self.wait_after(before)

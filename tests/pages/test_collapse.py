@@ -70,7 +70,7 @@ def test_the_why_compares_the_straight_boundary_with_always_answering_one_class(
     _, y = make_task("XOR", seed=0)
     base = max(np.sum(y == 0), np.sum(y == 1)) / len(y)
     assert linear < base
-    assert f"reaches accuracy {linear:.2f} on XOR, worse than the {base:.2f}" in right.value
+    assert f"reaches accuracy {linear:.1%} on XOR, worse than the {base:.2f}" in right.value
     assert "of always answering the commoner class" in right.value
 
 
@@ -78,7 +78,7 @@ def test_a_line_is_linear_and_the_answer_key_says_so():
     at = open_page(COLLAPSE, {"guess": "yes", "task": "line"})
     (right,) = at.success
     assert right.value.startswith("Right: with no bend the network is one matrix")
-    assert "reaches R² 1.00 on line" in right.value
+    assert "reaches R² 1.000 on line" in right.value
 
 
 def test_collapse_says_what_it_takes_away_and_where_the_stack_comes_from():

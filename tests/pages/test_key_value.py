@@ -9,9 +9,11 @@ from helpers import (
     GLOSSARY,
     KEY_VALUE,
     NEURONS,
+    chart_traces,
     click,
     decode,
     expected_default_model,
+    guessed,
     heatmap,
     open_page,
     relu,
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def test_lesson_preset_gives_the_output_0_2():
-    at = click(open_page(KEY_VALUE), "Lesson")
+    at = guessed(click(open_page(KEY_VALUE), "Lesson"), "guess_kv")
     np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
     assert len(at.get("plotly_chart")) == 5  # the plane's arrows appear at d_model = 2
     at = click(open_page(NEURONS), "Lesson")
@@ -31,7 +33,7 @@ def test_lesson_preset_gives_the_output_0_2():
 
 
 def test_the_blocks_shown_add_up_to_the_output_shown():
-    at = open_page(KEY_VALUE)
+    at = guessed(open_page(KEY_VALUE), "guess_kv")
     x, w = expected_default_model()
     out = relu(x[0] @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
     bars = [decode(t["y"]) for t in traces(at, 1) if t["type"] == "bar"]
@@ -151,10 +153,29 @@ def test_the_intro_says_what_holds_for_every_activation_and_leaves_section_four_
     assert "the by-hand lesson" not in intro and "the lesson's example" not in intro
 
 
+@pytest.mark.parametrize(
+    "act, key", [("ReLU", "guess_kv"), ("GELU", "guess_kv"), ("SwiGLU", "guess_kv_gate")]
+)
+def test_the_sum_of_the_writes_waits_for_the_guess_about_a_silent_neuron(act, key):
+    """The sum's figure shows what every neuron writes, the silent one too, so it would
+    answer section 2's question before it is asked: it is drawn after the guess."""
+    at = open_page(KEY_VALUE, {"act": act})
+    names = [t.get("name") for traces_ in chart_traces(at) for t in traces_]
+    assert "output (the sum)" not in names
+    assert "The sum is drawn once you have answered the question above." in captions(at)
+    at = guessed(at, key)
+    names = [t.get("name") for traces_ in chart_traces(at) for t in traces_]
+    assert "output (the sum)" in names
+
+
+def captions(at) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
 def test_blocks_that_add_up_exactly_say_so_in_words():
     """At the Lesson preset every number is a small integer, so the sum is exact: the
     caption says it in words, not as 0.0e+00."""
-    at = click(open_page(KEY_VALUE), "Lesson")
+    at = guessed(click(open_page(KEY_VALUE), "Lesson"), "guess_kv")
     captions = " ".join(c.value for c in at.caption)
     assert "the blocks add up to it exactly, to the last bit of float64." in captions
     assert "e+00" not in captions

@@ -81,7 +81,8 @@ def test_the_eight_thirds_button_sets_the_matched_width_and_says_why(d_model, d_
     at = click(at, "d_ff = 8/3 × d_model, for SwiGLU")
     assert at.sidebar.number_input(key="d_ff").value == d_ff == math.ceil(8 * d_model / 3)
     caption = " ".join(c.value for c in at.sidebar.caption)
-    assert f"at d_ff = 8/3 × d_model ({d_ff}, rounded up)" in caption
+    how = "rounded up" if 8 * d_model % 3 else "exactly"  # 8/3 × 9 is 24 exactly
+    assert f"at d_ff = 8/3 × d_model ({d_ff}, {how})" in caption
     assert "three matrices where the plain FFN has two" in caption
     assert 3 * d_model * d_ff >= 2 * d_model * 4 * d_model  # about as many weights, not fewer
 
@@ -144,7 +145,8 @@ def test_neurons_shows_product_gate_and_up_and_counts_firing_by_size():
     a = silu(gate) * up
     at = open_page(NEURONS, SWIGLU)
     assert at.radio(key="view").options == ["product", "gate", "up"]
-    assert "look at the size |silu(gate) · up|" in said(at)
+    assert "look at its size |silu(gate) · up|, and at its sign" in said(at)
+    assert "silent" not in said(at)  # that nothing is silent is the question's answer
     question = at.radio(key="guess_fire")
     assert "with |silu(gate) · up| above 0" in question.label
     at = answer(at, "guess_fire", "more than two thirds")
@@ -166,7 +168,9 @@ def test_neurons_closer_look_names_gate_silu_up_and_the_sign_of_the_write():
     assert f"gate to **{g:.4g}** (silu gives {silu(g):.4g})" in text
     assert f"scores **{u:.4g}** on its up key" in text
     way = "forward" if silu(g) * u > 0 else "backward"
-    assert f"silu(gate) · up = **{silu(g) * u:.4g}**, so it writes its value {way}" in text
+    a = silu(g) * u
+    assert f"silu(gate) · up = **{a:.4g}**, so it writes {a:.4g} × its value" in text
+    assert f"(its row of W_down), {way}" in text
 
 
 # --- Key–value memory ----------------------------------------------------------------------
@@ -267,7 +271,7 @@ def test_backprop_checks_every_swiglu_gradient_and_shows_their_shapes():
 def test_scale_and_cost_counts_swiglu_at_the_matched_width_against_the_plain_ffn():
     at = open_page(SCALE, {**SWIGLU, "d_model": "12"})
     at = answer(at, "guess_share", "about two thirds")
-    at = answer(at, "guess_swiglu_cost", "the same")
+    at = answer(at, "guess_swiglu_cost", "about the same")
     table = at.dataframe[-1].value
     plain, gated = table.loc["plain FFN, 4 × d_model"], table.loc["SwiGLU, 8/3 × d_model"]
     assert (plain["d_ff"], gated["d_ff"]) == (48, 32)

@@ -57,7 +57,10 @@ def test_twenty_students_opening_one_untrained_setting_train_it_once():
         app.stop()
     print(f"training for one student: {alone:.2f} s of server CPU; for twenty: {together:.2f} s")
     assert alone > 0.2  # the setting was really untrained, or this test measures nothing
-    assert together < 2 * alone, (alone, together)
+    # Twenty trainings would cost twenty times one. Drawing twenty pages twice, on a machine
+    # the rest of the suite shares, leaves noise of a few tenths of a second (0.38 s alone
+    # against 0.84 s together was seen in CI), so the line is drawn well below twenty.
+    assert together < 5 * alone, (alone, together)
 
 
 def test_the_protocol_visitor_sees_what_a_page_shows(server):

@@ -152,12 +152,16 @@ def test_neurons_heatmap_follows_d_ff_and_keeps_it_across_pages(server):
 def test_lesson_preset_link_with_hand_weights_reproduces_the_output(server):
     with Participant(server.port, page="Key_value_memory") as visitor:
         visitor.press("Lesson")
-        assert len(visitor.shown.charts) == 5  # the plane's arrows join in
+        assert len(visitor.shown.charts) == 3  # the sum waits for the guess
+        visitor.choose("guess_kv", "nothing")
+        assert len(visitor.shown.charts) == 5  # the sum, and the plane's arrows join in
         assert chart_y(visitor, 1, "scatter") == [0.0, 2.0]
         assert "w=" in visitor.query and "x=" in visitor.query
         link = visitor.query
     with Participant(server.port, link, "Key_value_memory") as reader:
         said(reader)
+        assert len(reader.shown.charts) == 3  # a guess rides in no link: the reader's own
+        reader.choose("guess_kv", "its value, times its whole score")
         assert chart_y(reader, 1, "scatter") == [0.0, 2.0]
 
 
