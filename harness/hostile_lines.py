@@ -1,0 +1,99 @@
+"""Lines a hostile visitor might type into Build it, each of which must be refused (or run
+within the caps), shared by the tests and by benchmarks/hostile_lines.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ffn_core.exercise.build_ffn import LESSON, names_before, reference
+
+HOSTILE = [
+    # escapes through names, attributes and calls
+    "__import__('os').system('ls')",
+    "x.__class__.__mro__[1].__subclasses__()",
+    "().__class__.__bases__[0]",
+    "np.__dict__",
+    "np.load('/etc/passwd')",
+    "np.lib.npyio",
+    "np.fromfile",
+    "x.tofile('out')",
+    "x.dump('out')",
+    "x.ctypes",
+    "x.base",
+    "x.flags",
+    "W1.item",
+    "open('/etc/passwd').read()",
+    "eval('1')",
+    "exec('1')",
+    "globals()",
+    "getattr(x, 'T')",
+    "type(x)",
+    "breakpoint()",
+    "np.einsum.__globals__",
+    "x.sum.__self__",
+    "h_pre.astype(object)",
+    "x.astype('O')",
+    "x.reshape.__call__(-1)",
+    # constructs that are not expressions of data
+    "lambda: x",
+    "[v for v in x]",
+    "{v for v in x}",
+    "(v for v in x)",
+    "f'{x}'",
+    "(y := x)",
+    "x if B else W1",
+    "x and W1",
+    "[x, W1]",
+    "{'a': x}",
+    "np.maximum(*[x, 0])",
+    "np.sum(**{'a': x})",
+    "import os",
+    "x = 1; y = 2",
+    "await x",
+    # too large: broadcasting, reshape, einsum, integers, powers, repetition
+    "x[:, :, :, None, None, None] * x[None, None, None, :, :, :]",
+    "np.ones_like(x)[None, None, None, None, None, None, None, None, None] + x[..., None]",
+    "np.einsum('ij,kl,mn->ijklmn', W1, W1, W1)",
+    "np.einsum('bti,btj,btk->ijk', x, h_pre, h_pre)",
+    "np.einsum('i,j,k,l->', b1, b1, b1, b1)",
+    "x.reshape(10**9, -1)",
+    "x.reshape(-1, -1)",
+    "10**10**9",
+    "9**9**9**9",
+    "2**64**64",
+    "(2**53) * (2**53)",
+    "99999999999999999999999999",
+    "1e308 * 1e308 * x",
+    "x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x" * 3,
+    "-" * 290 + "x",
+    "(" * 150 + "x" + ")" * 150,
+    "x" * 400,
+    "np.exp(np.exp(np.exp(x * 1000)))",
+    "x / 0",
+    "1 / 0",
+    "0 ** -1",
+    "x[10**9]",
+    "x[::0]",
+    "h_pre @ h_pre.T @ h_pre @ h_pre.T",
+    # look-alike and control characters
+    "х @ W1",  # Cyrillic x
+    "x @ W１",  # a full-width digit
+    "x\u200b @ W1",  # a zero-width space
+    "x @ W1\x00",
+    "ｎｐ.maximum(h_pre, 0)",  # full-width letters: the parser would read them as np
+    "x\n@ W1",
+    "x @ W1 # comment\nimport os",
+    "float('nan') * x",
+    "np.sqrt(-x)",
+    "(x > 0) - (x > 0)",
+]
+
+
+def environment() -> dict:
+    """The names a backward line sees on the small batch."""
+    inputs = LESSON.inputs()
+    return names_before("dx", inputs, reference(inputs), LESSON.sizes)
+
+
+def finite_or_refused(value) -> bool:
+    return not isinstance(value, np.ndarray) or value.size <= 50_000
