@@ -75,6 +75,8 @@ HOSTILE = [
     "x[10**9]",
     "x[::0]",
     "h_pre @ h_pre.T @ h_pre @ h_pre.T",
+    "np.einsum('bti,btj,btk->ijk', h_pre, h_pre, h_pre)",  # near the most work allowed
+    "np.einsum('bti,btj,btk->ijk', h_pre, h_pre, h_pre) * 2 + 1",
     # look-alike and control characters
     "х @ W1",  # Cyrillic x
     "x @ W１",  # a full-width digit

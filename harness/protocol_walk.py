@@ -25,6 +25,12 @@ NUMBERS = [0, -1, 1, 2, 3, 5, 8, 16, 64, 100, 999, 100000]
 # Sentences shorter and longer than the defaults, with odd characters (the browser walk of
 # tests/browser/walk.py types the same).
 SENTENCES = [
+    "x @ W1 + b1",  # Build it's lines: right, wrong and hostile
+    "dout @ W2",
+    "np.einsum('bti,btj->ij', h, dout)",
+    "__import__('os').system('true')",
+    "i * D + k",
+    "relu(s)",
     "hello world",
     "hi",
     "",

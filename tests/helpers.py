@@ -133,12 +133,14 @@ NEURONS, KEY_VALUE = "app_pages/Neurons.py", "app_pages/Key_value_memory.py"
 ACTIVATIONS, COLLAPSE = "app_pages/Activations.py", "app_pages/Collapse.py"
 POSITION_WISE = "app_pages/Position-wise.py"
 BACKPROP, TRAPS = "app_pages/Backprop.py", "app_pages/Traps.py"
+BUILD_IT = "app_pages/Build_it.py"
 SCALE, MOE = "app_pages/Scale_and_cost.py", "app_pages/Mixture_of_experts.py"
 SUPERPOSITION = "app_pages/Superposition.py"
 MEMORY, REAL_MODEL = "app_pages/Memory_lab.py", "app_pages/Real_model.py"
 LANGUAGE_MODEL, GLOSSARY = "app_pages/Language_model.py", "app_pages/Glossary.py"
-ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BACKPROP, TRAPS,
-             SCALE, MOE, SUPERPOSITION, MEMORY, REAL_MODEL, LANGUAGE_MODEL, GLOSSARY]  # fmt: skip
+ALL_PAGES = [None, NEURONS, KEY_VALUE, ACTIVATIONS, COLLAPSE, POSITION_WISE, BACKPROP,
+             BUILD_IT, TRAPS, SCALE, MOE, SUPERPOSITION, MEMORY, REAL_MODEL, LANGUAGE_MODEL,
+             GLOSSARY]  # fmt: skip
 # Pages that wait for the learner's prediction before drawing everything.
 ANSWERS = {
     COLLAPSE: {"guess": "no"},

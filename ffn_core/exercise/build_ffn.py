@@ -254,8 +254,8 @@ STEPS = (
     Step(
         "dh",
         "the gradient at h",
-        "out = h @ W2 + b2, so the gradient flows back through W2: multiply dout by W2's "
-        "transpose.",
+        "out was made from h by multiplying by W2, so the gradient goes back through W2: "
+        "multiply dout by W2's transpose.",
         "dout @ W2.T",
     ),
     Step(
@@ -292,7 +292,7 @@ STEPS = (
     Step(
         "dx",
         "x's gradient",
-        "h_pre = x @ W1 + b1: the gradient goes back through W1, transposed.",
+        "x reached h_pre through W1, so the gradient goes back through W1, transposed.",
         "dh_pre @ W1.T",
     ),
 )

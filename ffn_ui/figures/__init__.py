@@ -51,6 +51,7 @@ from ffn_ui.figures.neurons import firing_heatmap, most_active_columns
 from ffn_ui.figures.planes import half_plane_polygon, half_planes, score_text
 from ffn_ui.figures.superposition import PHASE_COLOURS, feature_arrows, phase_heatmap
 from ffn_ui.figures.training import (
+    check_bars,
     curve_fit,
     decision_surface,
     eps_sweep,
@@ -78,6 +79,7 @@ __all__ = [
     "arrow",
     "arrows_figure",
     "bars",
+    "check_bars",
     "class_answers",
     "curve_fit",
     "curves",

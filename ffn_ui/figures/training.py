@@ -157,3 +157,32 @@ def loss_along_score(shifts: np.ndarray, losses: np.ndarray, kink: float, chosen
         annotations=[label],
         legend={"orientation": "h", "y": -0.25},
     )
+
+
+def check_bars(names: list[str], worst: list[float], passes: float) -> go.Figure:
+    """A gradient check's worst relative error per quantity, bars on a log axis written as
+    powers of ten, with the line a correct backward pass stays under (dashed)."""
+    shown = f32(np.maximum(worst, 1e-18))  # an exact 0 has no place on a log axis
+    bar = go.Bar(
+        x=names,
+        y=shown,
+        marker_color=COLOURS[0],
+        hovertemplate="%{x}: worst relative error %{y:.2e}<extra></extra>",
+        name="worst relative error",
+    )
+    line = go.Scatter(
+        x=names,
+        y=f32([passes] * len(names)),
+        mode="lines",
+        line={"dash": "dash", "color": "black"},
+        name=f"passes below {passes:.0e}",
+        hoverinfo="skip",
+    )
+    return figure(
+        [bar, line],
+        340,
+        title="your backward pass against centred differences: worst relative error",
+        xaxis={"type": "category"},
+        yaxis={"type": "log", "exponentformat": "power", "title": "worst relative error"},
+        legend={"orientation": "h", "y": -0.2},
+    )

@@ -22,6 +22,7 @@ URL_PATHS = {
     "app_pages/Collapse.py": "Collapse",
     "app_pages/Position-wise.py": "Position-wise",
     "app_pages/Backprop.py": "Backprop",
+    "app_pages/Build_it.py": "Build_it",
     "app_pages/Traps.py": "Traps",
     "app_pages/Scale_and_cost.py": "Scale_and_cost",
     "app_pages/Mixture_of_experts.py": "Mixture_of_experts",
@@ -73,6 +74,11 @@ TIERS: dict[str, list[Step]] = {
             "app_pages/Backprop.py",
             "Backprop & gradient check",
             "derive every gradient and check it against a float64 numerical gradient",
+        ),
+        Step(
+            "app_pages/Build_it.py",
+            "Build it",
+            "write the forward and backward pass yourself, and pass your own gradient check",
         ),
     ],
     "Variants and cost": [

@@ -233,6 +233,7 @@ PAGES = {
     "collapse": "Collapse",
     "position_wise": "Position-wise",
     "backprop": "Backprop",
+    "build_it": "Build_it",
     "traps": "Traps",
     "scale_and_cost": "Scale_and_cost",
     "mixture_of_experts": "Mixture_of_experts",
@@ -251,6 +252,7 @@ CHART_COUNTS = {
     "collapse": 4,
     "position_wise": 2,  # the change map waits for a prediction
     "backprop": 8,  # the check and the exercise wait for predictions
+    "build_it": 0,  # its figure, the learner's own gradient check, waits for every line
     "traps": 0,  # every trap waits for a guess; the shown code is the main element
     "scale_and_cost": 2,  # the shares wait for a prediction
     "mixture_of_experts": 3,

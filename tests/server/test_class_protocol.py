@@ -22,7 +22,7 @@ from harness.server import AppServer
 
 FOLLOW_SECONDS = 2.0  # a follower shows the teacher's page within this
 NOT_SURE = "not sure yet"
-PATH = ["Key_value_memory", "Neurons", "Collapse", "Position-wise", "Traps", "Backprop",
+PATH = ["Key_value_memory", "Neurons", "Collapse", "Position-wise", "Traps", "Backprop", "Build_it",
         "Activations", "Scale_and_cost", "Mixture_of_experts", "Superposition", "Memory_lab",
         "Real_model", "Language_model", "Glossary"]  # fmt: skip
 # Buttons the walk leaves alone: they start, end or reveal the class, or change the whole
@@ -106,7 +106,11 @@ def differences(student: Participant, teacher: Participant) -> dict[str, tuple[s
     own display and guesses aside: key -> (theirs, the teacher's)."""
     theirs = {c.key: student.values[c.key] for c in student.shown.controls if c.key}
     mine = {c.key: teacher.values[c.key] for c in teacher.shown.controls if c.key}
-    followed = (k for k in theirs.keys() & mine.keys() if k not in OWN and "guess" not in k)
+    followed = (
+        k
+        for k in theirs.keys() & mine.keys()
+        if k not in OWN and "guess" not in k and not k.startswith("typed_")  # Build it's lines
+    )
     return {key: (theirs[key], mine[key]) for key in followed if theirs[key] != mine[key]}
 
 
@@ -435,3 +439,28 @@ def test_two_tabs_of_one_browser_count_as_one_student(app):
         answers[1]: 2,
         **{a: 0 for a in answers[2:]},
     }
+
+
+def test_the_teacher_sees_how_many_students_have_each_line_of_build_it_right(app):
+    """Build it in a class: each student's right line counts once on the teacher's chart,
+    a line that goes wrong again is taken back, and no student sees another's lines."""
+    lesson = Lesson(app.port)
+    lesson.act("menu: Build_it", lambda: lesson.teacher.go("Build_it"))
+    first, second = lesson.students
+    lesson.check([first.set("typed_h_pre", "x @ W1 + b1")], "student 0")
+    lesson.check([first.set("typed_dx", "dh_pre @ W1")], "student 0")  # wrong: not counted
+    lesson.check([second.set("typed_h_pre", "x @ W1 + b1")], "student 1")
+    lesson.check([second.set("typed_dx", "dh_pre @ W1.T")], "student 1")
+
+    def counts() -> dict[str, int]:
+        try:
+            return bar_counts(lesson.teacher.chart("build_class_progress"))
+        except KeyError:
+            return {}
+
+    lesson.until(lambda: counts().get("h_pre") == 2 and counts().get("dx") == 1, counts)
+    assert counts()["h"] == 0
+    lesson.check([second.set("typed_h_pre", "x @ W1")], "student 1")  # wrong again
+    lesson.until(lambda: counts().get("h_pre") == 1, counts)
+    assert first.values["typed_dx"] == "dh_pre @ W1"  # each keeps their own lines
+    assert not lesson.teacher.values.get("typed_h_pre")

@@ -28,6 +28,7 @@ ADDRESSES = {
     "Collapse": "Collapse: take the nonlinearity away",
     "Position-wise": "Position-wise: the same MLP at every token",
     "Backprop": "Backprop & gradient check",
+    "Build_it": "Build it: write the forward and backward pass",
     "Traps": "Traps: the mistakes that square examples hide",
     "Scale_and_cost": "Scale & cost: where the parameters and FLOPs live",
     "Mixture_of_experts": "Mixture of experts: capacity without compute",

@@ -1,0 +1,244 @@
+"""Build it's pieces: a line the learner types and the grader's verdict, the hint and the
+answer, the learner's own gradient check, the by-hand lines, and sharing one's lines.
+
+What a learner types is data (ffn_core/exercise/safe_eval.py runs it) and is shown only
+as literal text. The lines live in the session; a link holds them only when the learner
+asks for one, and never holds an answer they did not type.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ffn_core.exercise import build_ffn, by_hand
+from ffn_core.exercise.build_ffn import LESSON, STEPS, UNEVEN, Case, Verdict
+from ffn_core.exercise.safe_eval import MAX_CHARS
+from ffn_ui import figures
+from ffn_ui.page.display import show
+
+TRIED = "build_tried"  # session: the lines with a wrong try, whose answer may be shown
+SHOWN = "build_shown"  # session: the lines whose answer was shown before a try
+LINK_KEY = "lines"  # the address's key for lines a learner chose to share
+MAX_LINK_CHARS = 3000  # the shared lines, encoded
+TOY_CAPS = {"T": 8, "C": 16, "H": 64}  # the sidebar's toy as a case, capped small
+BY_HAND_LABELS = {
+    "w1_index": "W1[i][k] sits at index",
+    "w2_index": "W2[i][j] sits at index",
+    "output": "y[i] =",
+}
+
+
+def key(name: str) -> str:
+    """A typed line's key: the learner's own, never bound to the address nor followed in
+    a class (only bound settings are)."""
+    return f"typed_{name}"
+
+
+def toy_case(toy) -> Case:
+    """The sidebar's toy as a case: one sequence of its tokens, its d_model and d_ff, capped;
+    its own weights when it is a plain FFN (the exercise's bend is always ReLU)."""
+    T, C, H = (min(v, TOY_CAPS[n]) for n, v in (("T", toy.T), ("C", toy.d_model), ("H", toy.d_ff)))
+    given = {"x": np.asarray(toy.x, dtype=np.float64)[None, :T, :C]}
+    if not toy.gated:
+        w = toy.weights
+        given |= {
+            "W1": w["W1"][:C, :H],
+            "b1": w["b1"][:H],
+            "W2": w["W2"][:H, :C],
+            "b2": w["b2"][:C],
+        }
+    return Case("the sidebar's toy", 1, T, C, H, seed=0, given=given)
+
+
+def sizes_text(case: Case) -> str:
+    return f"B, T, C, H = {case.B}, {case.T}, {case.C}, {case.H}"
+
+
+def names_table(case: Case) -> pd.DataFrame:
+    """Every name a line may use, its shape on `case`, and what it is."""
+    B, T, C, H = case.B, case.T, case.C, case.H
+    rows = {
+        "x": ((B, T, C), "the input, one vector per position"),
+        "W1, b1": (f"{(C, H)}, {(H,)}", "the first layer"),
+        "W2, b2": (f"{(H, C)}, {(C,)}", "the second layer"),
+        "dout": ((B, T, C), "the loss's gradient at out (backward pass only)"),
+        "B, T, C, H": (f"{B}, {T}, {C}, {H}", "the sizes, as numbers"),
+        "np": ("", "maximum, where, einsum, sum, exp, … (the allowed list below)"),
+    }
+    return pd.DataFrame(
+        {"shape": [str(s) for s, _ in rows.values()], "what": [w for _, w in rows.values()]},
+        index=list(rows),
+    )
+
+
+def grade(step: str, text: str, extra: Case | None) -> Verdict:
+    cases = (LESSON, UNEVEN) if extra is None else (LESSON, UNEVEN, extra)
+    return build_ffn.check_line(step, text, cases)
+
+
+def line(step, extra: Case | None) -> bool:
+    """One line: the input, the grader's verdict, the hint and, after a try, the answer.
+    True when the line is right."""
+    state = st.session_state
+    box, said = st.columns([2, 3])  # the verdict beside the line; stacked on a phone
+    with box:
+        text = st.text_input(
+            f"{step.name} =",
+            key=key(step.name),
+            max_chars=MAX_CHARS,
+            placeholder=f"{step.of}: a NumPy expression, then Enter",
+            persist_state="session",
+        )
+    verdict = grade(step.name, text, extra) if text.strip() else None
+    if verdict and not verdict.right:
+        state.setdefault(TRIED, set()).add(step.name)  # an honest try: the answer may show
+    with box:
+        help_for(step.name, step.name, step.hint, f"{step.name} = {step.answer}")
+    if verdict:
+        (said.success if verdict.right else said.error)(literal_sentences(verdict.says))
+    return bool(verdict and verdict.right)
+
+
+def literal_sentences(text: str) -> str:
+    """The grader's words, with anything in them a learner typed kept literal: the
+    messages quote names, shapes and numbers, never Markdown."""
+    return text.replace("*", "\\*").replace("_", "\\_").replace("`", "'").replace("$", "\\$")
+
+
+def help_for(name: str, shown_as: str, hint: str, answer: str) -> None:
+    """A hint, one click away; the answer after an honest try, or on "Show me", which
+    says it was shown."""
+    state = st.session_state
+    with st.expander(f"Hint for {shown_as}"):
+        st.markdown(hint)
+        tried, shown = name in state.get(TRIED, set()), name in state.get(SHOWN, set())
+        if tried or shown:
+            st.code(answer, language="python")
+            if shown and not tried:
+                st.caption("Shown before a try: type it in to go on, and it counts as shown.")
+        elif st.button("Show me the answer", key=f"show_{name}"):
+            state.setdefault(SHOWN, set()).add(name)
+            st.rerun()
+
+
+def progress_text(right: dict[str, bool]) -> str:
+    shown = st.session_state.get(SHOWN, set())
+    done = [n for n, ok in right.items() if ok]
+    text = f"{len(done)} of {len(right)} lines right"
+    mine = [n for n in done if n in shown]
+    if mine:
+        text += f" ({len(mine)} of them shown first: {', '.join(mine)})"
+    return text + "."
+
+
+def own_check(case: Case, presenter: bool) -> None:
+    """The learner's own lines, run in order, against centred differences in float64."""
+    lines = {s.name: st.session_state.get(key(s.name), "") for s in STEPS}
+    worst = build_ffn.own_gradient_check(lines, case)
+    table = pd.DataFrame({"worst relative error": worst})
+    table["passes (below 1e-5)"] = table["worst relative error"] < build_ffn.CHECK_PASSES
+    st.dataframe(table.style.format({"worst relative error": "{:.2e}"}))
+    fig = figures.check_bars(list(worst), list(worst.values()), build_ffn.CHECK_PASSES)
+    show(fig, presenter)
+    biggest = max(worst, key=worst.get)
+    if all(v < build_ffn.CHECK_PASSES for v in worst.values()):
+        st.success(
+            f"Your backward pass passes: every entry of dW1, db1, dW2, db2 and dx agrees with "
+            f"its numerical slope, the worst to {worst[biggest]:.1e} ({biggest}), as the "
+            f"a correct pass does (about 1e-7). Checked on {case.name} ({sizes_text(case)}), "
+            f"ε = {build_ffn.CHECK_EPS:g}, every entry nudged both ways."
+        )
+    else:
+        st.error(
+            f"{biggest} disagrees with its numerical slope (worst relative error "
+            f"{worst[biggest]:.1e}): a line that is right on the checked shapes is wrong here."
+        )
+
+
+def by_hand_line(field: str) -> bool:
+    box, said = st.columns([2, 3])
+    with box:
+        text = st.text_input(
+            BY_HAND_LABELS[field], key=key(field), max_chars=120, persist_state="session"
+        )
+    verdict = by_hand.check_field(field, text) if text.strip() else None
+    if verdict and not verdict.right:
+        st.session_state.setdefault(TRIED, set()).add(field)
+    with box:
+        shown_as = BY_HAND_LABELS[field].removesuffix(" =").replace(" sits at index", "'s index")
+        help_for(field, shown_as, by_hand.HINTS[field], by_hand.FIELDS[field][2])
+    if verdict:
+        (said.success if verdict.right else said.error)(literal_sentences(verdict.says))
+    return bool(verdict and verdict.right)
+
+
+# --- sharing one's lines -----------------------------------------------------------------
+
+
+def all_keys() -> list[str]:
+    return [s.name for s in STEPS] + list(by_hand.FIELDS)
+
+
+def encode(lines: dict[str, str]) -> str:
+    raw = json.dumps({k: v for k, v in lines.items() if v}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode(text: str) -> dict[str, str]:
+    """The lines a link holds, checked: known names, strings within the caps."""
+    if len(text) > MAX_LINK_CHARS:
+        raise ValueError(f"the lines in the link are longer than {MAX_LINK_CHARS} characters")
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        lines = json.loads(raw.decode())
+    except (ValueError, UnicodeDecodeError):
+        raise ValueError("the link's lines are not in the form this page writes") from None
+    if not isinstance(lines, dict) or not set(lines) <= set(all_keys()):
+        raise ValueError("the link names lines this page does not have")
+    if not all(isinstance(v, str) and len(v) <= MAX_CHARS for v in lines.values()):
+        raise ValueError(f"each line is text of at most {MAX_CHARS} characters")
+    return lines
+
+
+def load_shared_lines() -> None:
+    """At a session's first run of the page: the lines a shared link holds, if any, into
+    the inputs (each is graded like a typed one). A bad link gets a note, nothing else."""
+    state = st.session_state
+    if state.get("build_link_read"):
+        return
+    state["build_link_read"] = True
+    text = st.query_params.get(LINK_KEY)
+    if not text:
+        return
+    try:
+        lines = decode(text)
+    except ValueError as err:
+        st.warning(f"The link's lines were not loaded: {err}.")
+        return
+    for name, value in lines.items():
+        state[key(name)] = value
+    st.info(f"This link holds {len(lines)} lines someone shared; each is graded as typed.")
+
+
+def share_lines() -> None:
+    """A button that writes the learner's lines into the address, to copy and share."""
+    lines = {n: st.session_state.get(key(n), "") for n in all_keys()}
+    typed = {n: v for n, v in lines.items() if v.strip()}
+    if not typed:
+        st.caption("Type a line, and you can share your lines as a link.")
+        return
+    if st.button("Put my lines in the address, to share them"):
+        encoded = encode(typed)
+        if len(encoded) > MAX_LINK_CHARS:
+            st.warning("Your lines are too long for a link.")
+        else:
+            st.query_params[LINK_KEY] = encoded
+            st.caption(
+                f"The address now holds your {len(typed)} lines: copy it from the address "
+                "bar. It holds what you typed, and no answer you did not."
+            )

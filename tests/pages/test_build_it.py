@@ -1,0 +1,154 @@
+"""Build it in AppTest: a learner types lines, gets a grader's words, fixes a wrong line, asks
+for a hint or the answer, passes their own gradient check, and shares their lines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import BUILD_IT, open_page
+
+from ffn_core.exercise.build_ffn import STEPS
+from ffn_ui.parts.build_it import decode, encode
+
+ANSWERS = {step.name: step.answer for step in STEPS}
+
+
+def typed(at, name: str, text: str):
+    return at.text_input(key=f"typed_{name}").input(text).run()
+
+
+def said(at) -> str:
+    return " ".join(
+        str(e.value)
+        for kind in ("markdown", "caption", "success", "error", "info", "warning", "code")
+        for e in getattr(at, kind)
+    )
+
+
+def everything(at, answers=ANSWERS):
+    for name, text in answers.items():
+        at.text_input(key=f"typed_{name}").input(text)
+    return at.run()
+
+
+def test_a_wrong_line_gets_a_grader_s_words_and_the_fix_is_accepted():
+    at = open_page(BUILD_IT)
+    assert not at.exception
+    at = typed(at, "dW2", "np.einsum('bti,btj->btij', h, dout)")
+    (error,) = at.error
+    assert "dW2 should have shape (32, 8), W2's" in error.value
+    assert "sums over B and T" in error.value
+    at = typed(at, "dW2", "h.reshape(-1, H).T @ dout.reshape(-1, C)")
+    assert not at.error
+    assert any(s.value.startswith("Right") for s in at.success)
+    assert "1 of 10 lines right." in said(at)
+
+
+def test_no_answer_is_on_the_page_before_a_try():
+    """A fresh page (or a shared link opened by someone who has not tried) shows hints,
+    never the lesson's lines."""
+    text = said(open_page(BUILD_IT))
+    for name, answer in ANSWERS.items():
+        assert f"{name} = {answer}" not in text
+        assert answer not in text, answer
+
+
+def test_the_answer_appears_after_an_honest_try():
+    at = typed(open_page(BUILD_IT), "dx", "dh_pre @ W1")
+    assert "The right one, transposed, would fit" in at.error[0].value
+    codes = [c.value for c in at.code]
+    assert "dx = dh_pre @ W1.T" in codes
+    assert "dW1 = " + ANSWERS["dW1"] not in codes  # only the line tried
+
+
+def test_show_me_reveals_an_answer_and_says_it_was_shown():
+    at = open_page(BUILD_IT)
+    (show,) = [b for b in at.button if b.key == "show_db1"]
+    at = show.click().run()
+    assert "db1 = dh_pre.sum(axis=(0, 1))" in [c.value for c in at.code]
+    assert "Shown before a try" in said(at)
+    at = typed(at, "db1", "dh_pre.sum(axis=(0, 1))")
+    assert "1 of 10 lines right (1 of them shown first: db1)." in said(at)
+
+
+def test_every_line_right_runs_the_learner_s_own_gradient_check():
+    at = everything(open_page(BUILD_IT))
+    assert not at.exception and not at.error
+    assert "10 of 10 lines right." in said(at)
+    table = at.dataframe[-1].value
+    assert list(table.index) == ["dW1", "db1", "dW2", "db2", "dx"]
+    assert table["worst relative error"].max() < 1e-6
+    assert table["passes (below 1e-5)"].all()
+    assert "Your backward pass passes" in at.success[-1].value
+    assert len(at.get("plotly_chart")) == 1  # the check's bars
+
+
+def test_a_line_right_on_one_case_but_wrong_on_another_fails_the_check_honestly():
+    """The toy case: the learner's lines are checked on it too."""
+    at = open_page(BUILD_IT, {"build_case": "the sidebar's toy", "d_model": "5", "d_ff": "7"})
+    at = everything(at)
+    assert "10 of 10 lines right." in said(at)
+    assert "the sidebar's toy (B, T, C, H = 1, 6, 5, 7)" in at.success[-1].value
+
+
+def test_what_a_learner_types_is_never_read_as_markdown():
+    at = typed(open_page(BUILD_IT), "h", "**bold** [link](http://example.com)")
+    assert not at.exception
+    message = at.error[0].value
+    assert "http" not in message and "[link]" not in message
+
+
+@pytest.mark.parametrize(
+    "text", ["__import__('os').system('true')", "x.__class__", "10**10**9", "(" * 200 + "x"]
+)
+def test_a_hostile_line_gets_a_message_and_the_page_goes_on(text):
+    at = typed(open_page(BUILD_IT), "h_pre", text)
+    assert not at.exception and at.error
+    at = typed(at, "h_pre", "x @ W1 + b1")
+    assert not at.error
+
+
+def test_shared_lines_ride_in_the_address_only_when_asked_and_load_in_a_new_session():
+    at = typed(open_page(BUILD_IT), "h_pre", "x @ W1")
+    assert "lines" not in at.query_params
+    (share,) = [b for b in at.button if b.label.startswith("Put my lines in the address")]
+    at = share.click().run()
+    link = at.query_params["lines"]
+    link = link[0] if isinstance(link, list) else link
+    assert decode(link) == {"h_pre": "x @ W1"}  # what was typed, and nothing else
+    reader = open_page(BUILD_IT, {"lines": link})
+    assert reader.text_input(key="typed_h_pre").value == "x @ W1"
+    assert "b1 is missing" in reader.error[0].value
+    assert "This link holds 1 lines someone shared" in said(reader)
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "not base64 at all!",
+        encode({"nonsense": "x"}),
+        encode({"h_pre": "x" * 400}),
+        "A" * 5000,
+    ],
+)
+def test_a_bad_shared_link_gets_a_note_and_nothing_else(link):
+    at = open_page(BUILD_IT, {"lines": link})
+    assert not at.exception
+    assert any("The link's lines were not loaded" in w.value for w in at.warning)
+
+
+def test_the_by_hand_lines_name_both_traps():
+    at = open_page(BUILD_IT)
+    at = typed(at, "w2_index", "i * D + j")
+    assert "The stride trap" in at.error[0].value
+    at = typed(at, "output", "relu(s)")
+    assert any("activation-after-W2 trap" in e.value for e in at.error)
+    at = typed(typed(at, "w2_index", "i * H + j"), "output", "s")
+    assert not at.error
+
+
+def test_the_shapes_table_follows_the_chosen_case():
+    at = open_page(BUILD_IT, {"build_case": "no two sizes alike"})
+    table = at.dataframe[0].value
+    assert table.loc["x", "shape"] == "(3, 5, 6)"
+    assert np.array_equal(table.index, ["x", "W1, b1", "W2, b2", "dout", "B, T, C, H", "np"])
