@@ -12,13 +12,13 @@ from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
 from ffn_ui.parts.build_it import (
     by_hand_line,
+    checked_on,
     line,
     load_shared_lines,
     names_table,
     own_check,
     progress_text,
     share_lines,
-    sizes_text,
     toy_case,
 )
 
@@ -34,31 +34,37 @@ toy = setup(
     "Build it",
     "Build it: write the forward and backward pass",
     INTRO,
-    sidebar_note="This page's exercise is the plain ReLU FFN, whatever the FFN chosen below; "
-    "the sidebar's toy is one of its three sets of shapes.",
+    sidebar_note="This page's exercise is the plain ReLU FFN, whatever the FFN chosen below. "
+    "Choose “the sidebar's toy” at the top of the page to check your lines on this model too.",
 )
 load_shared_lines()
 CASES = {"the small batch": None, "no two sizes alike": UNEVEN, "the sidebar's toy": toy_case(toy)}
-chosen = bound_select("shapes shown and checked", "build_case", list(CASES), "the small batch")
+chosen = bound_select(
+    "shapes in the table and in your gradient check", "build_case", list(CASES), "the small batch"
+)
 extra = CASES[chosen]
 case = extra or LESSON
-st.caption(
-    f"Every line is checked on the small batch, {sizes_text(LESSON)}, and on {sizes_text(UNEVEN)}"
-    + (f", and on {case.name}, {sizes_text(case)}" if chosen == "the sidebar's toy" else "")
-    + ". Each line may use the names below and every line above it, at its right value, so "
-    "one mistake does not spill into the next. float64, seeded."
-)
-st.dataframe(names_table(case))
-st.caption(
-    "Allowed: + - * / @ ** and comparisons; indexing and slicing; .T, .shape, "
-    + ", ".join(f".{m}()" for m in sorted(METHODS))
-    + "; np."
-    + ", np.".join(sorted(FUNCTIONS))
-    + ". Anything else is refused, with its name."
-)
+with st.expander("The names a line may use") if toy.presenter else st.container():
+    st.caption(checked_on(case, chosen == "the sidebar's toy"))
+    st.caption(
+        "The grader's verdict appears beside each line; typing “h_pre = …” in full works "
+        "too. Section 4 writes W @ x instead, as code by hand often does."
+    )
+    st.dataframe(names_table(case))
+    st.caption(
+        "Allowed: + - * / @ ** and comparisons; indexing and slicing; .T, .shape, "
+        + ", ".join(f".{m}()" for m in sorted(METHODS))
+        + "; np."
+        + ", np.".join(sorted(FUNCTIONS))
+        + "; relu(). Anything else is refused, with its name: np.dot, np.tensordot and np.outer "
+        "are not on the list, and np.einsum or reshape-then-@ sum over the positions."
+    )
 
 st.subheader("1. Forward: keep what the backward pass needs")
-st.markdown("x has shape (B, T, C), and the layers multiply on the right, x @ W, as on every page.")
+st.markdown(
+    "Type each line's right-hand side, then Enter. x is (B, T, C), and the layers multiply "
+    "on the right: x @ W. The backward pass reuses h_pre and h: the forward pass's cache."
+)
 right = {step.name: line(step, extra) for step in STEPS if not step.backward}
 
 st.subheader("2. Backward: from dout to every gradient")
@@ -81,16 +87,21 @@ else:
 
 st.subheader("4. By hand, over flat lists")
 st.markdown(
-    "Without NumPy, in the W @ x convention: W1 is H × D and W2 is D × H, each stored as "
-    "one flat list read row by row. The loops are written; you say where each entry sits, "
-    "and what y[i] is, given s = (row i of W2) · h + b2[i]. Names: i, k, j, D, H, and s "
-    "with relu."
+    "Plain Python, one token, in the W @ x convention: D is the token's width (C above) "
+    "and H the hidden width. W1 is stored H × D, the transpose of the W1 above, and W2 is "
+    "D × H, each as one flat list read row by row. The loops are written. Type where "
+    "W1's row i, column k sits in its list (names i, k, D, H), the same for W2's row i, "
+    "column j (names i, j, D, H), and y[i] from s, the row's sum with b2[i] (names s and "
+    "relu)."
 )
 st.code(
-    "for i in range(H):  h[i] = relu(sum(W1[<W1 index>] * x[k] for k in range(D)) + b1[i])\n"
-    "for i in range(D):  s = sum(W2[<W2 index>] * h[j] for j in range(H)) + b2[i]\n"
-    "                    y[i] = <your y[i]>",
-    language="python",
+    "for i in range(H):  # hidden neuron i\n"
+    "    h[i] = relu(sum(W1[<W1 index>] * x[k] for k in range(D)) + b1[i])\n"
+    "for i in range(D):  # output coordinate i\n"
+    "    s = sum(W2[<W2 index>] * h[j] for j in range(H)) + b2[i]\n"
+    "    y[i] = <your y[i]>",
+    language=None,  # plain text: the highlighter's colours miss AA contrast
+    wrap_lines=True,  # no sideways scrolling on a phone
 )
 done = [by_hand_line(field) for field in by_hand.FIELDS]
 st.caption(

@@ -20,8 +20,10 @@ import numpy as np
 
 from ffn_core.activations import relu
 from ffn_core.exercise.safe_eval import (
+    Function,
     MatmulRefusedError,
     RefusedError,
+    charge,
     describe,
     evaluate_with_notes,
 )
@@ -122,8 +124,8 @@ def weight_mistakes(left: str, right: str) -> list[Mistake]:
         ),
         Mistake(
             lambda e: np.einsum("bti,btj->ij", e[left], e["dh"]) if right == "dh_pre" else None,
-            "This uses dh, the gradient before the ReLU's gate; W1's gradient needs dh_pre, "
-            "after it.",
+            "This uses dh, which has not gone back through the ReLU's gate yet; W1's gradient "
+            "needs dh_pre, the gradient at W1's output.",
         ),
     ]
 
@@ -134,8 +136,8 @@ def bias_mistakes(grad: str) -> list[Mistake]:
         said.append(
             Mistake(
                 lambda e: e["dh"].sum(axis=(0, 1)),
-                "This sums dh, the gradient before the ReLU's gate; b1 sits before the ReLU, "
-                "so its gradient sums dh_pre.",
+                "This sums dh, which has not gone back through the ReLU's gate yet; b1 is "
+                "added before the ReLU, so its gradient sums dh_pre.",
             )
         )
     said.append(
@@ -151,7 +153,8 @@ def bias_mistakes(grad: str) -> list[Mistake]:
 MISTAKES: dict[str, list[Mistake]] = {
     "h_pre": [
         Mistake(
-            lambda e: e["x"] @ e["W1"], "b1 is missing: each neuron adds its bias to its score."
+            lambda e: e["x"] @ e["W1"],
+            "b1 is missing: each neuron adds its bias to its pre-activation.",
         ),
         Mistake(
             lambda e: relu(e["x"] @ e["W1"] + e["b1"]),
@@ -214,8 +217,8 @@ MISTAKES: dict[str, list[Mistake]] = {
     "dx": [
         Mistake(
             lambda e: e["dh"] @ e["W1"].T,
-            "This uses dh, before the ReLU's gate: x reaches the loss through h_pre, so its "
-            "gradient comes back from dh_pre.",
+            "This uses dh, which has not gone back through the ReLU's gate yet: x reaches the "
+            "loss only through h_pre = x @ W1 + b1, so its gradient comes back from dh_pre.",
         ),
     ],
 }
@@ -238,61 +241,57 @@ class Step:
 STEPS = (
     Step(
         "h_pre",
-        "the first layer's score",
-        "x @ W1 has shape (B, T, H); add the bias b1.",
+        "the first layer's pre-activation",
+        "The first layer: a matrix product and a bias. Which side does x go on?",
         "x @ W1 + b1",
     ),
     Step(
         "h",
         "the ReLU",
-        "ReLU keeps positive entries and sets the rest to 0: np.maximum.",
+        "ReLU keeps the positive entries and sets the rest to 0. Which np function compares "
+        "two arrays entry by entry?",
         "np.maximum(h_pre, 0)",
     ),
-    Step(
-        "out", "the second layer", "The second layer multiplies h by W2 and adds b2.", "h @ W2 + b2"
-    ),
+    Step("out", "the second layer", "The second layer is built like the first.", "h @ W2 + b2"),
     Step(
         "dh",
         "the gradient at h",
-        "out was made from h by multiplying by W2, so the gradient goes back through W2: "
-        "multiply dout by W2's transpose.",
+        "h reached out through W2. Which matrix carries the gradient back, and how must it be "
+        "turned for the shapes to fit (B, T, C) → (B, T, H)?",
         "dout @ W2.T",
     ),
     Step(
         "dh_pre",
         "the gradient at h_pre",
-        "ReLU's slope is 1 where h_pre > 0 and 0 elsewhere: multiply dh by that mask.",
+        "ReLU's slope is 1 where its input was positive and 0 elsewhere. Which array says "
+        "where that was?",
         "dh * (h_pre > 0)",
     ),
     Step(
         "dW2",
         "W2's gradient",
-        "W2 is (H, C). Each position adds the outer product of its h and its dout; sum over "
-        "b and t. np.einsum('bti,btj->ij', ...) does both at once.",
+        "dW2 has W2's shape, (H, C). Each position adds one outer product: what W2 read, "
+        "times the gradient at what it wrote. Every position shares W2. np.einsum can "
+        "multiply and sum over positions in one call.",
         "np.einsum('bti,btj->ij', h, dout)",
     ),
     Step(
         "db2",
         "b2's gradient",
-        "b2 is added at every position: sum dout over the batch and sequence axes, 0 and 1.",
+        "b2 is added at every position. Which axes of dout are positions?",
         "dout.sum(axis=(0, 1))",
     ),
     Step(
         "dW1",
         "W1's gradient",
-        "W1 is (C, H): the outer product of x and dh_pre at each position, summed over b and t.",
+        "As for dW2, one layer down: what did W1 read, and what is the gradient at what it wrote?",
         "np.einsum('bti,btj->ij', x, dh_pre)",
     ),
-    Step(
-        "db1",
-        "b1's gradient",
-        "As for b2, one step earlier: sum dh_pre over axes 0 and 1.",
-        "dh_pre.sum(axis=(0, 1))",
-    ),
+    Step("db1", "b1's gradient", "As for db2, one layer down.", "dh_pre.sum(axis=(0, 1))"),
     Step(
         "dx",
         "x's gradient",
-        "x reached h_pre through W1, so the gradient goes back through W1, transposed.",
+        "x reached h_pre through W1. Turn W1 so the shapes fit (B, T, H) → (B, T, C).",
         "dh_pre @ W1.T",
     ),
 )
@@ -307,6 +306,17 @@ class Verdict:
     says: str
 
 
+def relu_line(line, args: list, kwargs: dict) -> np.ndarray:
+    """relu(a), as the lesson defines it: np.maximum(a, 0)."""
+    if len(args) != 1 or not isinstance(args[0], (np.ndarray, int, float)):
+        raise RefusedError("relu takes one array here: relu(h_pre).")
+    charge(line, np.shape(args[0]))
+    return np.maximum(args[0], 0)
+
+
+RELU = Function("relu", relu_line)
+
+
 def names_before(step: str, inputs: dict, right: dict, sizes: dict) -> dict:
     """What a line may use: the inputs (dout only in the backward pass), the sizes, and
     every line before it, at its right value."""
@@ -316,6 +326,7 @@ def names_before(step: str, inputs: dict, right: dict, sizes: dict) -> dict:
         names["dout"] = inputs["dout"]
     names |= sizes
     names |= {n: right[n] for n in NAMES[:order]}
+    names["relu"] = RELU
     return names
 
 
@@ -353,16 +364,38 @@ def refusal(err: RefusedError, case: Case, right_on: list[str]) -> str:
     if isinstance(err, MatmulRefusedError):
         left, right = err.left, err.right
         if len(left) == 2 and len(right) == 3:
-            said += " Positions come first on this page: x @ W, not W @ x."
-        elif len(right) > 1 and left[-1] == right[-1]:
+            said += " Positions come first in these lines: x @ W, not W @ x."
+        elif len(left) > 2 and len(right) > 2:
+            said += (
+                " @ between two arrays of positions multiplies position by position, and "
+                "never sums over B and T: use np.einsum, or flatten the positions first, "
+                "a.reshape(-1, a.shape[-1])."
+            )
+        elif fits(left, swapped(right)):
             said += " The right one, transposed, would fit: a transpose is missing there."
-        elif len(left) > 1 and len(right) > 1 and left[-2] == right[-2]:
+        elif fits(swapped(left), right):
             said += " The left one, transposed, would fit: is a transpose in the wrong place?"
         else:
             said += " Check which arrays this line multiplies, and in which order."
     if right_on:
         said = f"It runs on {right_on[0]}, but not on {case.name}: {said}"
     return said
+
+
+def swapped(shape: tuple) -> tuple:
+    """A shape with its last two axes swapped, as .T does to a matrix."""
+    return (*shape[:-2], shape[-1], shape[-2]) if len(shape) > 1 else shape
+
+
+def fits(left: tuple, right: tuple) -> bool:
+    """Whether left @ right has shapes that fit, leading axes broadcast."""
+    if len(left) < 2 or len(right) < 2 or left[-1] != right[-2]:
+        return False
+    try:
+        np.broadcast_shapes(left[:-2], right[:-2])
+    except ValueError:
+        return False
+    return True
 
 
 def diagnose(step: str, value, expected: np.ndarray, env: dict, text: str, case: Case) -> str:
@@ -457,7 +490,7 @@ CHECK_PASSES = 1e-5  # the lesson's correct pass gives 1e-7 or smaller
 
 def run_lines(lines: dict[str, str], inputs: dict[str, np.ndarray], sizes: dict) -> dict:
     """The learner's own lines in order, each reading the learner's earlier values."""
-    env = {**{n: inputs[n] for n in (*INPUTS, "dout")}, **sizes}
+    env = {**{n: inputs[n] for n in (*INPUTS, "dout")}, **sizes, "relu": RELU}
     for step in NAMES:
         value, _ = evaluate_with_notes(lines[step], env, target=step)
         env[step] = np.asarray(value, dtype=np.float64)

@@ -29,7 +29,7 @@ FIELDS = {
 HINTS = {
     "w1_index": "W1 has H rows of D entries each, one row after another: row i starts "
     "after i whole rows.",
-    "w2_index": "W2 is D × H: each of its rows holds H entries.",
+    "w2_index": "W2 is D × H. Which of D and H is the length of one of its rows?",
     "output": "The bend goes between the two layers only. What does the output feed into?",
 }
 
@@ -136,21 +136,19 @@ def check_field(field: str, text: str) -> Verdict:
     try:
         uneven, crash = runs_right(*UNEVEN, lines), ""
     except RefusedError as err:
-        uneven, crash = False, f" There: {err}"
+        uneven, crash = False, f" In the uneven case: {str(err)[0].lower()}{str(err)[1:]}"
     if square and uneven:
         return Verdict(True, "Right, on the square case and on the uneven one.")
     if square:
-        rows = (
-            "H × D, so row i starts at i·D"
-            if field == "w1_index"
-            else "D × H, so row i starts at i·H"
+        name, rows, length, other = (
+            ("W1", "H × D", "D", "H") if field == "w1_index" else ("W2", "D × H", "H", "D")
         )
-        name = "W1" if field == "w1_index" else "W2"
         return Verdict(
             False,
             f"The stride trap: this passes the square case (D = H = {SQUARE[0]}) and fails "
-            f"the uneven one (D = {UNEVEN[0]}, H = {UNEVEN[1]}). {name} is {rows}. One "
-            f"stride for both lists hides while the examples are square.{crash}",
+            f"the uneven one (D = {UNEVEN[0]}, H = {UNEVEN[1]}). {name} is {rows}: each of "
+            f"its rows holds {length} entries, so row i starts at i·{length}, not i·{other}. "
+            f"D and H are equal in the square case, so it hides there.{crash}",
         )
     return Verdict(
         False,

@@ -229,7 +229,7 @@ def name(node: ast.Name, line: Line) -> object:
         return DTYPES[node.id]
     if node.id in line.names:
         return line.names[node.id]
-    known = ", ".join(n for n in line.names if not callable(line.names[n]))
+    known = ", ".join(line.names)
     raise RefusedError(f"{node.id} is not defined here. You can use: {known} and np.")
 
 

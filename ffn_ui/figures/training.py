@@ -181,7 +181,7 @@ def check_bars(names: list[str], worst: list[float], passes: float) -> go.Figure
     return figure(
         [bar, line],
         340,
-        title="your backward pass against centred differences: worst relative error",
+        title="your backward pass against centred differences",
         xaxis={"type": "category"},
         yaxis={"type": "log", "exponentformat": "power", "title": "worst relative error"},
         legend={"orientation": "h", "y": -0.2},

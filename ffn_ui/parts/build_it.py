@@ -23,6 +23,7 @@ from ffn_ui.page.display import show
 
 TRIED = "build_tried"  # session: the lines with a wrong try, whose answer may be shown
 SHOWN = "build_shown"  # session: the lines whose answer was shown before a try
+REVEALED = "build_revealed"  # session: the lines whose answer the learner asked to see
 LINK_KEY = "lines"  # the address's key for lines a learner chose to share
 MAX_LINK_CHARS = 3000  # the shared lines, encoded
 TOY_CAPS = {"T": 8, "C": 16, "H": 64}  # the sidebar's toy as a case, capped small
@@ -59,6 +60,17 @@ def sizes_text(case: Case) -> str:
     return f"B, T, C, H = {case.B}, {case.T}, {case.C}, {case.H}"
 
 
+def checked_on(case: Case, toy_chosen: bool) -> str:
+    """Which shapes every line is checked on, and what a line may read."""
+    also = f", and on {case.name}, {sizes_text(case)}" if toy_chosen else ""
+    return (
+        f"Every line is checked on the small batch, {sizes_text(LESSON)}, and on "
+        f"{sizes_text(UNEVEN)}{also}. A line may use the names below and the lines above "
+        "it, each graded with the correct values of the lines above substituted in, so one "
+        "mistake does not spill into the next. float64, seeded."
+    )
+
+
 def names_table(case: Case) -> pd.DataFrame:
     """Every name a line may use, its shape on `case`, and what it is."""
     B, T, C, H = case.B, case.T, case.C, case.H
@@ -91,7 +103,7 @@ def line(step, extra: Case | None) -> bool:
             f"{step.name} =",
             key=key(step.name),
             max_chars=MAX_CHARS,
-            placeholder=f"{step.of}: a NumPy expression, then Enter",
+            placeholder=f"{step.of}, then Enter",
             persist_state="session",
         )
     verdict = grade(step.name, text, extra) if text.strip() else None
@@ -111,18 +123,19 @@ def literal_sentences(text: str) -> str:
 
 
 def help_for(name: str, shown_as: str, hint: str, answer: str) -> None:
-    """A hint, one click away; the answer after an honest try, or on "Show me", which
-    says it was shown."""
+    """A hint, one click away; the answer a second click away, on "Show me the answer",
+    which says so if no try came first."""
     state = st.session_state
     with st.expander(f"Hint for {shown_as}"):
         st.markdown(hint)
-        tried, shown = name in state.get(TRIED, set()), name in state.get(SHOWN, set())
-        if tried or shown:
-            st.code(answer, language="python")
-            if shown and not tried:
+        if name in state.get(REVEALED, set()):
+            st.code(answer, language=None, wrap_lines=True)
+            if name in state.get(SHOWN, set()):
                 st.caption("Shown before a try: type it in to go on, and it counts as shown.")
         elif st.button("Show me the answer", key=f"show_{name}"):
-            state.setdefault(SHOWN, set()).add(name)
+            state.setdefault(REVEALED, set()).add(name)
+            if name not in state.get(TRIED, set()):
+                state.setdefault(SHOWN, set()).add(name)
             st.rerun()
 
 
@@ -149,8 +162,8 @@ def own_check(case: Case, presenter: bool) -> None:
     if all(v < build_ffn.CHECK_PASSES for v in worst.values()):
         st.success(
             f"Your backward pass passes: every entry of dW1, db1, dW2, db2 and dx agrees with "
-            f"its numerical slope, the worst to {worst[biggest]:.1e} ({biggest}), as the "
-            f"a correct pass does (about 1e-7). Checked on {case.name} ({sizes_text(case)}), "
+            f"its numerical slope, the worst to {worst[biggest]:.1e} ({biggest}), as a correct "
+            f"pass does (about 1e-7). Checked on {case.name} ({sizes_text(case)}), "
             f"ε = {build_ffn.CHECK_EPS:g}, every entry nudged both ways."
         )
     else:

@@ -289,13 +289,18 @@ SIDEBAR_LINKS = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]' 
 
 
 # Where the first thing to look at starts: the first chart or diagram, or the first
-# prediction, which the figures after it wait for; and where that prediction ends.
+# prediction, which the figures after it wait for (or Build it's first line to write);
+# and where that prediction ends.
 FIRST_TO_LOOK_AT = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     const figures = [...main.querySelectorAll('.js-plotly-plot, [data-testid="stGraphVizChart"]')];
     const questions = [...main.querySelectorAll('[role="radiogroup"]')]
         .filter(group => group.innerText.includes('not sure yet'))
         .map(group => group.closest('[data-testid="stElementContainer"]'));
+    // Build it's first line to write is its question: a box labelled "h_pre =", say
+    const lines = [...main.querySelectorAll('[data-testid="stTextInput"]')]
+        .filter(box => box.innerText.trim().split(String.fromCharCode(10))[0].endsWith('='));
+    questions.push(...lines);
     const first = [...figures, ...questions]
         .map(el => [el.getBoundingClientRect(), figures.includes(el)])
         .sort((a, b) => a[0].top - b[0].top)[0];

@@ -45,6 +45,7 @@ def test_the_answer_of_every_line_is_right(step):
     "step, text",
     [
         ("h", "h_pre * (h_pre > 0)"),
+        ("h", "relu(h_pre)"),  # the lesson's own relu
         ("h", "np.where(h_pre > 0, h_pre, 0)"),
         ("h", "(h_pre + np.abs(h_pre)) / 2"),
         ("dh_pre", "dh * (h_pre > 0).astype(float)"),
@@ -87,7 +88,7 @@ def test_equivalent_spellings_are_accepted(step, text):
         ("dx", "dh_pre @ W1", "a transpose is missing"),
         ("dW2", "np.einsum('bti,btj->ji', h, dout)", "It is dW2 transposed"),
         ("dW2", "h.T @ dout", "reverses all its axes"),
-        ("dh", "W2 @ dout", "Positions come first on this page: x @ W"),
+        ("dh", "W2 @ dout", "Positions come first in these lines: x @ W"),
         # the ReLU gate read from h instead of h_pre
         ("dh_pre", "dh * (h >= 0)", "h >= 0 is true everywhere"),
         ("dh_pre", "dh * h", "multiplies by h itself"),
@@ -99,7 +100,7 @@ def test_equivalent_spellings_are_accepted(step, text):
         ("db2", "dout.sum()", "sums over everything"),
         ("db1", "dh_pre.sum(axis=(0, 1), keepdims=True)", "keepdims=True"),
         ("db1", "dh_pre.mean(axis=(0, 1))", "a mean over the positions"),
-        ("db1", "dh.sum(axis=(0, 1))", "before the ReLU's gate"),
+        ("db1", "dh.sum(axis=(0, 1))", "has not gone back through the ReLU's gate yet"),
         # the forward pass
         ("out", "np.maximum(h @ W2 + b2, 0)", "activation-after-W2 trap"),
         ("h_pre", "x @ W1", "b1 is missing"),

@@ -53,12 +53,18 @@ def test_no_answer_is_on_the_page_before_a_try():
         assert answer not in text, answer
 
 
-def test_the_answer_appears_after_an_honest_try():
+def test_after_an_honest_try_the_answer_is_a_click_away_and_not_marked_shown():
     at = typed(open_page(BUILD_IT), "dx", "dh_pre @ W1")
     assert "The right one, transposed, would fit" in at.error[0].value
+    assert not at.code or "dx = dh_pre @ W1.T" not in [c.value for c in at.code]
+    (show,) = [b for b in at.button if b.key == "show_dx"]
+    at = show.click().run()
     codes = [c.value for c in at.code]
     assert "dx = dh_pre @ W1.T" in codes
-    assert "dW1 = " + ANSWERS["dW1"] not in codes  # only the line tried
+    assert "dW1 = " + ANSWERS["dW1"] not in codes  # only the line asked for
+    assert "Shown before a try" not in said(at)
+    at = typed(at, "dx", "dh_pre @ W1.T")
+    assert "1 of 10 lines right." in said(at)  # tried first: it counts as the learner's
 
 
 def test_show_me_reveals_an_answer_and_says_it_was_shown():
