@@ -15,7 +15,7 @@ import pytest
 from browser import open_page, open_sidebar, sidebar_links, walk_failure
 from walk import Walker
 
-ROUNDS = 6  # page switches
+ROUNDS = 4  # page switches
 PER_PAGE = 3  # random actions after each switch
 
 

@@ -16,8 +16,8 @@ from ffn_ui.page.path import URL_PATHS
 from harness.class_protocol import Participant
 from harness.protocol_walk import ProtocolWalker
 
-STEPS = 40  # random actions per page
-GATED_STEPS = 20  # … and per toy page again, starting from SwiGLU as the sidebar's FFN
+STEPS = 32  # random actions per page
+GATED_STEPS = 14  # … and per toy page again, starting from SwiGLU as the sidebar's FFN
 LEFT_ALONE = ("Start a class",)  # a class polls for ever; its own tests walk it
 # The pages that run the sidebar's toy, by their address.
 TOY_PAGES = ["Neurons", "Key_value_memory", "Activations", "Collapse", "Position-wise",
