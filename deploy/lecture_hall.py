@@ -39,12 +39,16 @@ def nginx_config(run: Path, listen: str, replica_ports: list[int]) -> str:
 class LectureHall:
     """Redis, `replicas` app processes sharing it, and nginx listening at `listen`."""
 
-    def __init__(self, replicas: int = 2, listen: str = "", run: Path | None = None) -> None:
+    def __init__(
+        self, replicas: int = 2, listen: str = "", run: Path | None = None, preload: bool = False
+    ) -> None:
         self.run = run or Path(tempfile.mkdtemp(prefix="ffn-hall-"))
         self.port = free_port() if not listen else int(listen.rsplit(":", 1)[-1])
         self.listen = listen or f"127.0.0.1:{self.port}"
         self.redis_url = f"redis://127.0.0.1:{free_port()}/0"
         environment = {"FFN_REDIS_URL": self.redis_url}
+        if preload:  # each replica loads both real models at its first page run
+            environment["FFN_PRELOAD_MODELS"] = "1"
         self.replicas = [
             AppServer(f"replica-{i}", env=environment, logs=self.run) for i in range(replicas)
         ]
@@ -112,10 +116,16 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, default=2, help="Streamlit processes")
     parser.add_argument("--port", type=int, default=8501, help="where students connect")
     parser.add_argument("--host", default="", help="an address to listen on (default: every)")
+    parser.add_argument(
+        "--preload-models",
+        action="store_true",
+        help="load both real models in each replica ahead of the first student who opens "
+        "one (about 630 MB a replica)",
+    )
     args = parser.parse_args()
     listen = f"{args.host}:{args.port}" if args.host else str(args.port)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops them all too
-    with LectureHall(args.replicas, listen) as hall:
+    with LectureHall(args.replicas, listen, preload=args.preload_models) as hall:
         print(f"Students open {hall.url} ({args.replicas} replicas; logs in {hall.run}).")
         print("Press Ctrl-C to stop.")
         with contextlib.suppress(KeyboardInterrupt):

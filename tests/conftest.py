@@ -188,6 +188,17 @@ def smollm():
 
 
 @pytest.fixture(scope="session")
+def minilm_installed() -> None:
+    """For tests that need all-MiniLM-L6-v2's files on the server's side, not loaded here."""
+    from helpers import require
+
+    from ffn_core.models.minilm.files import find_model_dir
+    from ffn_core.models.sources import MINILM
+
+    require(find_model_dir() is not None, f"all-MiniLM-L6-v2 is not installed: {MINILM.install}")
+
+
+@pytest.fixture(scope="session")
 def smollm_installed() -> None:
     """For tests that need the model's file on the server's side, not loaded here."""
     from helpers import require

@@ -26,6 +26,8 @@ import streamlit as st
 from streamlit import runtime
 from threadpoolctl import threadpool_limits
 
+from ffn_ui.models.preload import preload
+
 SESSION_UPLOADS = 2  # the uploader's file, and one being replaced
 TRIM_EVERY = 5.0  # seconds between two hand-backs of freed memory
 _last_trim = 0.0
@@ -37,6 +39,7 @@ def configure_process() -> None:
     threadpool_limits(limits=1, user_api="blas")
     if runtime.exists():
         bound_uploads(runtime.get_instance().uploaded_file_mgr)
+    preload()  # the real models, ahead of need, when FFN_PRELOAD_MODELS=1
 
 
 def bound_uploads(manager) -> None:
