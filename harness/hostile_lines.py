@@ -77,6 +77,19 @@ HOSTILE = [
     "h_pre @ h_pre.T @ h_pre @ h_pre.T",
     "np.einsum('bti,btj,btk->ijk', h_pre, h_pre, h_pre)",  # near the most work allowed
     "np.einsum('bti,btj,btk->ijk', h_pre, h_pre, h_pre) * 2 + 1",
+    # values that are not numbers, smuggled in through a function (found by a hostile
+    # review: each once made an object or string array past every size check)
+    "np.transpose((x, None))",
+    "np.transpose('abc')",
+    "np.transpose(('%99999999d', None))[:1] % 1",
+    "np.where(h_pre > 0, np.transpose(('%999999d', None))[:1], 0) % 1",
+    "(((np.transpose((2**53, None))[:1] ** 64) ** 64) ** 32 + 1) % 7",
+    "np.sum(np.transpose((2**53, None))[:1] ** 64)",
+    "np.swapaxes('ab', 0, 0)",
+    "('<img src=x onerror=alert(1)>', '[a](javascript:alert(1))')",
+    "(" + "h," * 99 + ")",
+    "np.transpose('<b>x</b>').astype(float)",
+    "x[:0].mean()",
     # look-alike and control characters
     "х @ W1",  # Cyrillic x
     "x @ W１",  # a full-width digit

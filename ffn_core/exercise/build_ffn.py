@@ -331,7 +331,15 @@ def names_before(step: str, inputs: dict, right: dict, sizes: dict) -> dict:
 
 
 def check_line(step: str, text: str, cases: tuple[Case, ...] = CASES) -> Verdict:
-    """Grade `text` as the line `step = text`, on every case."""
+    """Grade `text` as the line `step = text`, on every case. Never raises: a value the
+    grader cannot even compare is a wrong line too."""
+    try:
+        return grade_line(step, text, cases)
+    except (ValueError, TypeError, ArithmeticError) as err:
+        return Verdict(False, f"This line's value cannot be compared ({type(err).__name__}).")
+
+
+def grade_line(step: str, text: str, cases: tuple[Case, ...]) -> Verdict:
     right_on: list[str] = []
     for case in cases:
         inputs = case.inputs()

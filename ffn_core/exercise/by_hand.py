@@ -75,7 +75,9 @@ def reference(D: int, H: int) -> list[float]:
 def index_of(text: str, field: str, names: dict) -> int:
     """One flat index from the learner's expression, checked to be a whole number."""
     value = evaluate(text, names)
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    if isinstance(value, np.integer):
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
         raise RefusedError(f"{FIELDS[field][0]}'s place in the list is a whole number.")
@@ -114,7 +116,9 @@ def place(field: str, lines: dict[str, str], names: dict) -> int:
 
 def output(text: str, s: float) -> float:
     value = evaluate(text, {"s": s, "relu": RELU})
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not isinstance(value, (int, float, np.number)) or isinstance(value, (bool, np.bool_)):
         raise RefusedError("y[i] is one number, made from s.")
     return float(value)
 
@@ -124,7 +128,14 @@ def runs_right(D: int, H: int, lines: dict[str, str]) -> bool:
 
 
 def check_field(field: str, text: str) -> Verdict:
-    """Grade one of the three lines, the other two taken as right."""
+    """Grade one of the three lines, the other two taken as right. Never raises."""
+    try:
+        return grade_field(field, text)
+    except (ValueError, TypeError, ArithmeticError) as err:
+        return Verdict(False, f"This line's value cannot be used ({type(err).__name__}).")
+
+
+def grade_field(field: str, text: str) -> Verdict:
     lines = {name: answer for name, (_, _, answer) in FIELDS.items()} | {field: text}
     try:
         parse(text)

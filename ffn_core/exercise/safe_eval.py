@@ -134,13 +134,15 @@ def evaluate_with_notes(text: str, names: dict, target: str | None = None):
     tree = parse(text, target)
     line = Line(dict(names))
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an empty slice's mean, say: the value says it
             value = walk(tree, line)
     except RefusedError as err:
         err.notes = tuple(line.notes)  # a 3-D array's .T, say, explains many a refusal
         raise
     except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as err:
-        raise RefusedError(f"NumPy cannot run this line: {str(err)[:200]}.") from None
+        kind = type(err).__name__  # NumPy's own words may quote values: not shown
+        raise RefusedError(f"NumPy cannot run this line ({kind}).") from None
     except (RecursionError, MemoryError):
         raise RefusedError("This line is too deep or too large to run here.") from None
     return value, line.notes
@@ -200,7 +202,18 @@ def walk(node: ast.AST, line: Line) -> object:
     handler = HANDLERS.get(type(node))
     if handler is None:
         raise RefusedError(f"This page does not run {CONSTRUCTS.get(kind, kind)}.")
-    return handler(node, line)
+    return numbers_only(handler(node, line))
+
+
+NUMERIC = "biuf"  # bool, int, unsigned and float arrays: never strings or Python objects
+
+
+def numbers_only(value: object) -> object:
+    """Refuse any array or NumPy scalar that is not numbers or truth values, whatever
+    made it, and any Python integer past the bound: a line computes with numbers."""
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in NUMERIC:
+        raise RefusedError("A line here computes with numbers only.")
+    return check_int(value)
 
 
 def constant(node: ast.Constant, line: Line) -> object:
@@ -234,7 +247,18 @@ def name(node: ast.Name, line: Line) -> object:
 
 
 def tuple_(node: ast.Tuple, line: Line) -> tuple:
-    return tuple(walk(item, line) for item in node.elts)
+    """A tuple of axes, sizes or index parts: whole numbers, slices, None and ... only."""
+    if len(node.elts) > 16:
+        raise RefusedError("A tuple here holds at most 16 items.")
+    items = tuple(walk(item, line) for item in node.elts)
+    for item in items:
+        whole = isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+        if not (whole or item is None or item is Ellipsis or isinstance(item, slice)):
+            raise RefusedError(
+                "A tuple here holds axes, sizes or index parts (whole numbers, slices, None, "
+                "...), not arrays or other values."
+            )
+    return tuple(int(i) if isinstance(i, np.integer) else i for i in items)
 
 
 def is_number(value: object) -> bool:
@@ -254,7 +278,7 @@ def describe(value: object) -> str:
     if isinstance(value, (Function, Method)) or callable(value):
         return "a function (call it with brackets)"
     if isinstance(value, tuple):
-        return f"the tuple {value}"
+        return f"a tuple of {len(value)} items"
     if isinstance(value, str):
         return "a string"
     if value is None:
@@ -594,8 +618,15 @@ def astype(line: Line, args: list, kwargs: dict):
     return args[0].astype(args[1])
 
 
+def array_arg(value: object, name: str) -> np.ndarray:
+    """A function's array argument: an array of numbers, nothing made from other values."""
+    if not isinstance(value, np.ndarray):
+        raise RefusedError(f"{name} takes an array here, not {describe(value)}.")
+    return value
+
+
 def transpose(line: Line, args: list, kwargs: dict):
-    array, order = np.asarray(args[0]), args[1:]
+    array, order = array_arg(args[0], "transpose"), args[1:]
     if len(order) == 1 and isinstance(order[0], tuple):
         order = list(order[0])
     if order and sorted(a % array.ndim if isinstance(a, int) else -1 for a in order) != list(
@@ -608,7 +639,7 @@ def transpose(line: Line, args: list, kwargs: dict):
 def swapaxes(line: Line, args: list, kwargs: dict):
     if len(args) != 3:
         raise RefusedError("swapaxes takes two axes: a.swapaxes(-1, -2).")
-    array = np.asarray(args[0])
+    array = array_arg(args[0], "swapaxes")
     axes(tuple(args[1:]), array.ndim, "swapaxes")
     return array.swapaxes(args[1], args[2])
 

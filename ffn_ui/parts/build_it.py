@@ -119,7 +119,9 @@ def line(step, extra: Case | None) -> bool:
 def literal_sentences(text: str) -> str:
     """The grader's words, with anything in them a learner typed kept literal: the
     messages quote names, shapes and numbers, never Markdown."""
-    return text.replace("*", "\\*").replace("_", "\\_").replace("`", "'").replace("$", "\\$")
+    for mark in "\\*_[]<>$#|~":
+        text = text.replace(mark, "\\" + mark)
+    return text.replace("`", "'")
 
 
 def help_for(name: str, shown_as: str, hint: str, answer: str) -> None:

@@ -180,3 +180,33 @@ def test_generated_hostile_lines_never_raise_anything_but_a_refusal(parts):
 def test_any_text_at_all_is_refused_or_run_never_raising(text):
     with contextlib.suppress(RefusedError):
         evaluate(text, ENV)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "np.transpose((x, None))",
+        "np.transpose('abc')",
+        "np.transpose(('%99999999d', None))[:1] % 1",
+        "(((np.transpose((2**53, None))[:1] ** 64) ** 64) ** 32 + 1) % 7",
+        "np.swapaxes('ab', 0, 0)",
+        "(h, h)",
+    ],
+)
+def test_no_line_makes_an_array_of_anything_but_numbers(text):
+    """A hostile review made object and string arrays through np.transpose, and from them
+    a 15 s integer tower and a 100 MB string format: refused before any of it runs."""
+    with pytest.raises(RefusedError):
+        evaluate(text, ENV)
+
+
+def test_a_refusal_never_quotes_a_value_the_learner_made():
+    from ffn_core.exercise.build_ffn import check_line
+
+    for text in (
+        "('<img src=x onerror=alert(1)>', '[a](javascript:alert(1))')",
+        "np.transpose('<b>x</b>').astype(float)",
+        "(" + "h," * 99 + ")",
+    ):
+        says = check_line("dx", text).says
+        assert "<" not in says and "javascript" not in says and len(says) < 400, says
