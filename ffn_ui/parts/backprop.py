@@ -185,10 +185,10 @@ def silent_key_question(j: int) -> Question:
     )
 
 
-def batch_and_block(toy, B: int) -> tuple[np.ndarray, ...]:
-    """B sequences, the sidebar's tokens first and B - 1 random ones after, and the block the
-    page runs: (x (B, T, C), W1 (C, H), b1 (H,), W2 (H, C), b2 (C,)), with C and H the
-    model's sizes up to MAX_D_MODEL and MAX_D_FF. Says so when it cuts the model down."""
+def batch_of(toy, B: int) -> tuple[np.ndarray, int, int]:
+    """B sequences, the sidebar's tokens first and B - 1 random ones after, (B, T, C), with C
+    and H the model's sizes up to MAX_D_MODEL and MAX_D_FF; says so when it cuts them down.
+    Either form of the FFN cuts its block to (C, H)."""
     T, C, H = toy.T, min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
     if (toy.d_model, toy.d_ff) != (C, H):
         st.info(
@@ -198,6 +198,13 @@ def batch_and_block(toy, B: int) -> tuple[np.ndarray, ...]:
         )
     rng = np.random.default_rng(toy.d_model * 1000 + toy.T)
     x = np.stack([toy.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])
+    return x, C, H
+
+
+def batch_and_block(toy, B: int) -> tuple[np.ndarray, ...]:
+    """The batch (batch_of) and the plain block the page runs: (x (B, T, C), W1 (C, H),
+    b1 (H,), W2 (H, C), b2 (C,))."""
+    x, C, H = batch_of(toy, B)
     return x, toy.W1[:C, :H], toy.b1[:H], toy.W2[:H, :C], toy.b2[:C]
 
 

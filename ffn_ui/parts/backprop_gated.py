@@ -21,10 +21,9 @@ from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_select_slider, bound_toggle
 from ffn_ui.page.display import show, show_in_pairs
 from ffn_ui.parts.backprop import (
-    MAX_D_FF,
-    MAX_D_MODEL,
     MAX_SHOWN,
     PRECISION,
+    batch_of,
     error_table,
     gradient_maps,
     power_of_ten,
@@ -40,17 +39,8 @@ from ffn_ui.parts.gradient_checks import (
 
 
 def batch_and_gated_block(toy, B: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """B sequences, the sidebar's tokens first and B − 1 random ones after, and SwiGLU's
-    block the page runs, at most MAX_D_MODEL × MAX_D_FF; says so when it cuts it down."""
-    T, C, H = toy.T, min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
-    if (toy.d_model, toy.d_ff) != (C, H):
-        st.info(
-            f"This page keeps every intermediate of the forward and backward pass, so it uses "
-            f"the first {C} inputs and {H} neurons of the model (at most {MAX_D_MODEL} and "
-            f"{MAX_D_FF})."
-        )
-    rng = np.random.default_rng(toy.d_model * 1000 + toy.T)
-    x = np.stack([toy.x[:, :C], *(rng.standard_normal((T, C)) for _ in range(B - 1))])
+    """The batch (backprop.batch_of) and SwiGLU's block the page runs, cut to (C, H)."""
+    x, C, H = batch_of(toy, B)
     weights = {"W_gate": toy.W_gate[:C, :H], "W_up": toy.W_up[:C, :H], "W_down": toy.W_down[:H, :C]}
     return x, weights
 

@@ -151,10 +151,17 @@ def progress_text(right: dict[str, bool]) -> str:
     return text + "."
 
 
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def own_check_of(lines: tuple[tuple[str, str], ...], case: Case) -> dict[str, float]:
+    """The learner's gradient check, once per set of lines and case (15–65 ms), not on
+    every rerun of the page; a few hundred bytes an entry."""
+    return build_ffn.own_gradient_check(dict(lines), case)
+
+
 def own_check(case: Case, presenter: bool) -> None:
     """The learner's own lines, run in order, against centred differences in float64."""
     lines = {s.name: st.session_state.get(key(s.name), "") for s in STEPS}
-    worst = build_ffn.own_gradient_check(lines, case)
+    worst = own_check_of(tuple(lines.items()), case)
     table = pd.DataFrame({"worst relative error": worst})
     table["passes (below 1e-5)"] = table["worst relative error"] < build_ffn.CHECK_PASSES
     st.dataframe(table.style.format({"worst relative error": "{:.2e}"}))

@@ -464,3 +464,17 @@ def test_the_teacher_sees_how_many_students_have_each_line_of_build_it_right(app
     lesson.until(lambda: counts().get("h_pre") == 1, counts)
     assert first.values["typed_dx"] == "dh_pre @ W1"  # each keeps their own lines
     assert not lesson.teacher.values.get("typed_h_pre")
+
+
+def test_followers_switch_page_with_the_teacher_s_edited_arrays_in_a_real_session(app):
+    """catch_up hands st.switch_page the edited arrays (w, x) as query parameters, which
+    raises in a real session if a widget binds one of them: the Lesson preset edits both,
+    and the students follow the teacher to two other pages."""
+    lesson = Lesson(app.port)
+    lesson.act("menu: Neurons", lambda: lesson.teacher.go("Neurons"))
+    lesson.act("preset Lesson", lambda: lesson.teacher.press("Lesson"))
+    assert "w=" in lesson.teacher.query and "x=" in lesson.teacher.query
+    for path in ("Key_value_memory", "Build_it"):
+        lesson.act(f"menu: {path}", lambda p=path: lesson.teacher.go(p))
+        for student in lesson.students:
+            assert "w=" in student.query and "x=" in student.query, student.query
