@@ -7,20 +7,21 @@
 deploy/lecture_hall.py starts Redis, the replicas and nginx. Every participant is one
 websocket through nginx speaking Streamlit's protocol (harness/class_protocol.py), and
 reruns its polling fragments on the browser's timers: the teacher's publish (0.5 s) and
-chart of answers (1 s), each student's watch (1 s). The teacher starts a class on Home
+line of answers (1 s), each student's watch (1 s). The teacher starts a class on Home
 and moves the x₁ slider every 8 s (`--every`); each student follows, and now and then
 changes their guess to Home's question.
 
 Reported (counted, not asserted): exceptions and failed requests; how many of the
-teacher's moves each student's page showed (Home's caption names neuron 1's new score)
-within 2 s; whether the count in Redis and the teacher's own chart equal each student's
-last guess at the end. Measured:
+teacher's moves each student's page showed (the plane's words name the token's new x₁)
+within 2 s; whether the count in Redis, and the teacher's own line (how many answered),
+equal the students' last guesses at the end. Measured:
 every request's time to its finished run (moves, guesses, timer runs, a catch-up rerun
 included in the timer run that caused it), the server CPU per second of class, memory.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import threading
@@ -29,12 +30,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from math import inf
+from pathlib import Path
 
 from deploy.lecture_hall import LectureHall
 from ffn_ui.classroom.redis_store import RedisRoomStore
 from ffn_ui.classroom.votes import question_id
 from ffn_ui.controls.predict import NOT_SURE
-from harness.class_protocol import Participant, bar_counts
+from harness.class_protocol import Participant
 from harness.protocol import Visitor
 from harness.server import children_of, cpu_seconds
 
@@ -43,18 +45,22 @@ X1 = [v / 2 for v in range(-6, 7)]  # the teacher's slider, x₁ from −3 to 3
 X2 = -1.0  # left where it starts
 FOLLOW_SECONDS = 2.0
 TARGET_P95 = 0.5
+ANSWERS = "**The class's answers:** "  # the teacher's line about a question (votes.tally)
+TOKEN = "Your token x = ("  # how the plane's words start (ffn_ui/figures/planes.py)
 
 
 def says(participant: Participant) -> str:
-    """What Home's story caption says of neuron 1, e.g. "Neuron 1 scores 1.5"."""
-    for text in participant.shown.texts:
-        if text.startswith("Neuron 1 scores "):
-            return text.split(" and ")[0]
+    """Where the page shows the teacher's token: x₁, as the plane's words name it (the
+    class view and the whole page both draw the plane first), e.g. "1.5"."""
+    for spec in participant.shown.charts[:1]:
+        alt = json.loads(spec)["layout"].get("meta", {}).get("alt", "")
+        if alt.startswith(TOKEN):
+            return alt.removeprefix(TOKEN).split(",")[0].replace("−", "-")
     return ""
 
 
 def caption_for(x1: float) -> str:
-    return f"Neuron 1 scores {x1 + X2:g}"
+    return f"{x1:g}"
 
 
 @dataclass
@@ -65,7 +71,7 @@ class Log:
     errors: list[str] = field(default_factory=list)
     shown: list[tuple[float, str]] = field(default_factory=list)  # (when, a new caption)
     last_guess: str = NOT_SURE
-    chart: dict[str, int] = field(default_factory=dict)  # the teacher's last chart of answers
+    answered: int = -1  # how many answered, as the teacher's line last said (before a reveal)
 
     def timed(self, participant: Participant, call, *args) -> None:
         began = time.monotonic()
@@ -77,8 +83,9 @@ class Log:
         self.latencies.append(time.monotonic() - began)
         for run in runs if isinstance(runs, list) else [runs]:
             self.errors += run.exceptions
-            if run.fragment_run and run.charts:  # the teacher's chart of answers
-                self.chart = bar_counts(run.charts[0])
+            for text in run.texts:  # the teacher's line: "… 12 of 30 students answered, …"
+                if text.startswith(ANSWERS):
+                    self.answered = int(text.removeprefix(ANSWERS).split()[0])
         self.saw(participant)
 
     def saw(self, participant: Participant) -> None:
@@ -138,6 +145,14 @@ def attend(lecture: Lecture, log: Log, seed: int, guess_every: float) -> None:
     student.close()
 
 
+def peak_mb(pid: int) -> float:
+    """A process's resident memory at its highest (VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise KeyError("VmHWM")
+
+
 def tree_cpu(pid: int) -> float:
     """CPU seconds of a process and its direct children (nginx's workers)."""
     return cpu_seconds(pid) + sum(cpu_seconds(child) for child in children_of(pid))
@@ -151,7 +166,8 @@ def run(students: int, replicas: int, moves: int, every: float, guess_every: flo
         teacher = Participant(hall.port)
         lecture = Lecture(teacher.start_class(), hall)
         helpers = [p.pid for p in hall.processes]  # Redis and nginx
-        cpu_before = [r.cpu_seconds() for r in hall.replicas] + [tree_cpu(p) for p in helpers]
+        replicas_ = [r.process.pid for r in hall.replicas]
+        cpu_before = [cpu_seconds(p) for p in replicas_] + [tree_cpu(p) for p in helpers]
         logs = [Log() for _ in range(students)]
         threads = [
             threading.Thread(target=attend, args=(lecture, log, i + 1, guess_every))
@@ -166,11 +182,11 @@ def run(students: int, replicas: int, moves: int, every: float, guess_every: flo
         for thread in threads:
             thread.join()
         elapsed, own_cpu = time.monotonic() - began, time.process_time() - own_cpu
-        cpu = [r.cpu_seconds() for r in hall.replicas] + [tree_cpu(p) for p in helpers]
-        memory = [r.memory_mb("VmHWM") for r in hall.replicas]
+        cpu = [cpu_seconds(p) for p in replicas_] + [tree_cpu(p) for p in helpers]
+        memory = [peak_mb(p) for p in replicas_]
         store = RedisRoomStore(hall.redis_url)
         counted = store.tally(lecture.code, question_id("guess_home", None))
-        end = time.monotonic() + 2.5  # the teacher's chart catches up with the last guesses
+        end = time.monotonic() + 2.5  # the teacher's line catches up with the last guesses
         while time.monotonic() < end:
             time.sleep(max(0.0, teacher.next_due() - time.monotonic()))
             teacher_log.timed(teacher, teacher.tick)
@@ -201,8 +217,8 @@ def run(students: int, replicas: int, moves: int, every: float, guess_every: flo
     )
     print(
         f"votes: students' last guesses {expected}; counted in Redis: "
-        f"{'the same' if counted == expected else counted}; on the teacher's chart: "
-        f"{'the same' if teacher_log.chart == expected else teacher_log.chart}"
+        f"{'the same' if counted == expected else counted}; answered, on the teacher's "
+        f"line: {teacher_log.answered} of {len(answers)}"
     )
     used = [after - before for before, after in zip(cpu_before, cpu, strict=True)]
     print(

@@ -26,6 +26,7 @@ its own value back into the address as it is drawn.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from urllib.parse import urlsplit
@@ -34,10 +35,12 @@ import segno
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ffn_ui.classroom import recording
 from ffn_ui.classroom.memory_store import MemoryRoomStore
 from ffn_ui.classroom.redis_store import RedisRoomStore
 from ffn_ui.classroom.store import (
     ClassConnectionError,
+    Look,
     RoomError,
     RoomGoneError,
     read_code,
@@ -58,6 +61,9 @@ REVEALED = "class_revealed"  # session only: the questions the teacher has revea
 STUDENTS = "class_students"  # session only: the teacher's last count of students present
 QR = "class_qr"  # session only: the teacher's "Show the QR code" toggle
 INLINE = "class_inline"  # session only: the student's poll runs inside a whole-page run
+SHARED = "class_shared"  # session only: {code: (digest, settings)} of the teacher's last share
+RERAN = "class_reran"  # session only: the settings a publishing last reran the page for
+VIEWING = "class_viewing"  # session only: this student's page is the class view
 OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
 # The edited arrays a page keeps in the address and the session (ffn_ui/page/editing.py): the
 # address's key, and the session's. A class follows them as the teacher's link writes them.
@@ -80,7 +86,7 @@ def teaching(code: str) -> bool:
     return bool(code) and st.session_state.get(TEACHER, ("", ""))[0] == code
 
 
-def followed(key: str) -> bool:
+def follows_key(key: str) -> bool:
     """Whether a class follows the teacher's value of `key`: a control's setting, not a
     student's own display or guesses, nor the app's own bookkeeping."""
     return key not in OWN and key != REGISTRY_KEY and not key.startswith(("guess", "class_"))
@@ -93,7 +99,7 @@ def settings() -> dict[str, object]:
         key: state[key]
         for key in state.get(REGISTRY_KEY, {})
         if key in state
-        and followed(key)
+        and follows_key(key)
         and isinstance(state[key], str | int | float | bool | list)
     }
 
@@ -104,25 +110,33 @@ def session_code() -> str:
     return read_code(st.session_state.get(ROOM) or st.query_params.get(ROOM, "")) or ""
 
 
-def catch_up(shown: st.Page) -> None:
+def followed() -> tuple[str, Look] | None:
+    """The class this session follows, and what its room shows now; None when it teaches,
+    explores alone or names no class it can reach (class_controls says why, later)."""
+    code = session_code()
+    if not code or teaching(code) or not st.session_state.get(FOLLOW, True):
+        return None
+    try:
+        return code, store().look(code)
+    except (RoomError, ClassConnectionError):
+        return None
+
+
+def catch_up(shown: st.Page, following: tuple[str, Look] | None) -> None:
     """Before the page runs: a following student takes the teacher's newer settings and
     page. Anything wrong with the class is said later, by class_controls."""
     state = st.session_state
     title = shown.title
     state[SHOWN], state[SHOWN_HASH] = title, page_id(shown)
-    code = session_code()
-    if not code or teaching(code) or not state.get(FOLLOW, True):
+    if following is None:
         return
-    try:
-        look = store().look(code)
-    except (RoomError, ClassConnectionError):
-        return
+    code, look = following
     if look.version <= applied(code):
         return
     state[APPLIED] = (code, look.version)
     state[ROOM] = code  # on a join link's first run, its control is not drawn yet
     for key, value in look.view.get("settings", {}).items():
-        if followed(key) and state.get(key) != value:
+        if follows_key(key) and state.get(key) != value:
             state[key] = value  # each control still checks its value as it is drawn
     arrays = carried_arrays(look.view.get("address", {}))
     page = next((s.page for s in STEPS if s.label == look.view.get("page")), None)
@@ -221,9 +235,11 @@ def settle_code() -> None:
         forget_url_value(ROOM)
 
 
-def class_controls(sidebar, place, presenter: bool) -> None:
-    """The sidebar's class section, and in `place` on the page, the class's one line."""
+def class_controls(sidebar, place, presenter: bool, viewing: bool = False) -> None:
+    """The sidebar's class section, and in `place` on the page, the class's one line;
+    `viewing`: the page is the class view (ffn_ui/classroom/class_view.py)."""
     st.session_state[LIVE] = ""
+    st.session_state[VIEWING] = viewing
     sidebar.subheader("Class")
     settle_code()
     typed = bound_text(
@@ -305,11 +321,12 @@ def asked(call, *args):
     return None
 
 
-def published_view() -> tuple[dict, str]:
+def published_view(code: str) -> tuple[dict, str]:
     """What the class sees of this page, and a note if the edited arrays are too long to
     send (then students keep their own)."""
     state = st.session_state
-    view = {"page": state.get(SHOWN, ""), "settings": settings()}
+    content = state.get(SHARED, {}).get(code, ("", {}))[0]
+    view = {"page": state.get(SHOWN, ""), "settings": settings(), "content": content}
     address = {k: st.query_params[k] for k in ARRAYS if k in st.query_params}
     try:
         view_json({**view, "address": address})
@@ -329,7 +346,10 @@ def publish(code: str, presenter: bool) -> None:
     """The teacher's page and settings, sent to the room; and one line for the class:
     its code, who is here, and the QR code on request."""
     state = st.session_state
-    view, note = published_view()
+    # A whole run sends its view once the page is drawn (share); here it only reads back.
+    view, note = published_view(code) if recording.recording() is None else (None, "")
+    if view is not None and unshared(code, view["settings"]):
+        st.rerun()  # a control in a fragment changed a setting: the whole page draws it
     seen = asked(store().show, code, state[TEACHER][1], view)
     if seen is None:
         return
@@ -346,6 +366,58 @@ def publish(code: str, presenter: bool) -> None:
         right.subheader(code)  # to read out, and to type in
         right.markdown(f"Open {literal(link)} or scan the code. Class code: {literal(code)}.")
         right.caption("A student who keeps “Follow the teacher” ticked sees this page live.")
+
+
+@contextlib.contextmanager
+def recorded():
+    """A teacher's whole run: what the page draws is recorded, then shared with the class
+    with the page's settings, so that students see the two together. All it needs of the
+    session is read before the page runs: after a page's st.stop(), reading the session
+    stops the run again."""
+    state = st.session_state
+    code = session_code()
+    if not teaching(code):
+        yield
+        return
+    key = state[TEACHER][1]
+    recorder = recording.start()
+    shared = state.setdefault(SHARED, {})
+    view, _ = published_view(code)  # this run's settings, as the browser sent them
+    rooms = store()
+    try:
+        yield
+    finally:
+        share(rooms, code, key, recorder.finish(), shared, view)
+
+
+def unshared(code: str, settings: dict) -> bool:
+    """Whether the page's settings changed since its figures were last shared (a control
+    in a fragment changed one), the first time these settings are seen: the class view
+    needs a whole run of the page at them. Settings a whole run keeps changing do not
+    rerun it again and again."""
+    state = st.session_state
+    if state.get(SHARED, {}).get(code, ("", settings))[1] == settings:
+        return False
+    if state.get(RERAN) == settings:
+        return False
+    state[RERAN] = settings
+    return True
+
+
+def share(rooms, code: str, key: str, made: tuple[str, str], shared: dict, view: dict) -> None:
+    """What the page drew goes to the room (once per change), then the view naming it."""
+    digest, text = made
+    if shared.get(code, ("", {}))[0] != digest:
+        try:
+            rooms.share(code, key, text)
+        except RoomError:
+            digest = ""  # too long to send, or the class ended: students run the page
+        except ClassConnectionError:
+            return  # the class line says so on its next publishing
+    shared.clear()
+    shared[code] = (digest, view["settings"])
+    with contextlib.suppress(RoomError, ClassConnectionError):  # the class line says so next
+        rooms.show(code, key, {**view, "content": digest})
 
 
 @st.fragment(run_every=STUDENT_SECONDS)
@@ -371,7 +443,14 @@ def watch(code: str, following: bool) -> None:
         if not inline:
             st.rerun()  # the teacher revealed an answer: the page shows it
     where = look.view.get("page") or "Home"
-    if following:
+    if following and state.get(VIEWING):
+        st.info(
+            f"Following the teacher in class {literal(code)}: they are on {where}, and this "
+            "is their page as the class sees it. Untick “Follow the teacher” in the sidebar "
+            "to explore it yourself.",
+            icon="📡",
+        )
+    elif following:
         st.caption(f"Following the teacher in class {literal(code)}: they are on {where}.")
     else:
         st.caption(f"Class {literal(code)}: the teacher is on {where}. You are exploring alone.")

@@ -23,6 +23,7 @@ class Room:
     heard: float  # when the teacher was last heard from
     version: int = 0
     view: str = "{}"
+    content: str = ""  # what the teacher's page draws, for students' class views
     questions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     votes: dict[str, dict[str, str]] = field(default_factory=dict)  # question -> voter -> answer
     revealed: set[str] = field(default_factory=set)
@@ -82,11 +83,11 @@ class MemoryRoomStore:
         except rules.RoomGoneError:
             return False
 
-    def show(self, code: str, key: str, view: dict) -> rules.Seen:
-        text = rules.view_json(view)
+    def show(self, code: str, key: str, view: dict | None = None) -> rules.Seen:
+        text = None if view is None else rules.view_json(view)
         with self.lock:
             room = self.room(code, key)
-            if text != room.view:
+            if text is not None and text != room.view:
                 room.version, room.view = room.version + 1, text
             now = self.clock()
             here = [f for when, f in room.present.values() if now - when <= self.times.present]
@@ -104,6 +105,15 @@ class MemoryRoomStore:
                 if who in room.present or len(room.present) < rules.MAX_VOTERS:
                     room.present[who] = (now, bool(following))
             return rules.Look(room.version, json.loads(room.view), frozenset(room.revealed))
+
+    def share(self, code: str, key: str, text: str) -> None:
+        rules.check_content(text)
+        with self.lock:
+            self.room(code, key).content = text
+
+    def content(self, code: str) -> str:
+        with self.lock:
+            return self.room(code).content
 
     def view(self, code: str) -> tuple[int, dict]:
         look = self.look(code)

@@ -31,6 +31,7 @@ from ffn_ui.classroom.store import (
     RoomGoneError,
     Seen,
     check_code,
+    check_content,
     check_question,
     check_voter,
     full_server,
@@ -43,7 +44,8 @@ from ffn_ui.classroom.store import (
 # students present (a sorted set by when each last polled, and one of those who follow),
 # its questions (a hash), each question's votes (a hash) and each voter's rate. The room,
 # its questions and its students expire TEACHER_GONE_SECONDS after the teacher was last
-# heard from; votes expire ROOM_SECONDS after the last one. An index, ffn:rooms, scores
+# heard from; votes expire ROOM_SECONDS after the last one. The room's hash also holds what
+# the teacher's page draws (its content), for students' class views. An index, ffn:rooms, scores
 # each held room's code by when its teacher was last heard from.
 
 # A new room, unless the server or the address has as many as it may. KEYS: the index,
@@ -154,6 +156,14 @@ redis.call('HSET', KEYS[1], 'revealed', cjson.encode(shown))
 return 'ok'
 """
 
+# What the teacher's page draws, in the room's hash (never a new hash: one without the
+# room's expiry would outlive it). KEYS: the room. ARGV: the text.
+SHARE_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
+redis.call('HSET', KEYS[1], 'content', ARGV[1])
+return 'ok'
+"""
+
 REFUSALS = {  # what a script answers -> what the person is told
     "gone": (RoomGoneError, GONE),
     "unknown": (RoomError, UNKNOWN),
@@ -188,13 +198,21 @@ class RedisRoomStore:
         self.lost = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError)
         self.unwritable = (redis.OutOfMemoryError, redis.ReadOnlyError)
         self.times = durations
-        scripts = (CREATE_SCRIPT, SHOW_SCRIPT, PRESENT_SCRIPT, VOTE_SCRIPT, REVEAL_SCRIPT)
+        scripts = (
+            CREATE_SCRIPT,
+            SHOW_SCRIPT,
+            PRESENT_SCRIPT,
+            VOTE_SCRIPT,
+            REVEAL_SCRIPT,
+            SHARE_SCRIPT,
+        )
         (
             self.create_script,
             self.show_script,
             self.present_script,
             self.vote_script,
-            (self.reveal_script),
+            self.reveal_script,
+            self.share_script,
         ) = (self.redis.register_script(s) for s in scripts)
 
     def reaching(self, call: Callable, *args):
@@ -287,6 +305,20 @@ class RedisRoomStore:
             except self.lost as err:
                 raise ClassConnectionError(LOST) from err
         return look
+
+    def share(self, code: str, key: str, text: str) -> None:
+        """What the teacher's page draws, kept in the room's own hash (it goes with it)."""
+        check_content(text)
+        self.teacher(code, key)
+        refused(self.reaching(self.share_script, [self.keys(code)["room"]], [text]))
+
+    def content(self, code: str) -> str:
+        check_code(code)
+        names = self.keys(code)
+        held, text = self.reaching(self.redis.hmget, names["room"], ["version", "content"])
+        if held is None:
+            raise RoomGoneError(GONE)
+        return text or ""
 
     def view(self, code: str) -> tuple[int, dict]:
         look = self.look(code)

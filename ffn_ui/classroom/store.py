@@ -10,6 +10,8 @@ to look at; students' sessions read it, and answer its questions.
     store.vote(code, "guess_rows:3f2a", "voter-id", "no", "198.51.100.4")
     store.tally(code, "guess_rows:3f2a")           # {"yes, exactly": 0, "no": 1}
     store.reveal(code, key, "guess_rows:3f2a")     # answers close; every page shows it
+    store.share(code, key, text)                   # what the page draws (class_view.py)
+    store.content(code)                            # that text, for students' class views
     store.end(code, key)                           # the class is over
 
 Two stores keep the same promises (tests/ui/test_room_store.py runs one set of tests on
@@ -59,6 +61,7 @@ MAX_ROOMS = 200  # rooms live at once
 ROOMS_PER_ADDRESS = 5  # live rooms started from one address
 MAX_HELD = 2 * MAX_ROOMS  # rooms held at once, live or waiting to end
 MAX_VIEW_CHARS = 16_000  # the teacher's page and settings, as JSON (edited weights included)
+MAX_CONTENT_CHARS = 600_000  # what the teacher's page draws for a class view, as JSON
 MAX_QUESTION_CHARS = 120  # a question's id
 MAX_ANSWER_CHARS = 80  # one answer
 MAX_ANSWERS = 12  # answers of one question
@@ -154,6 +157,11 @@ def check_question(question: object, answers: Sequence[object] = ()) -> None:
 def check_voter(voter: object) -> None:
     if not isinstance(voter, str) or not 0 < len(voter) <= MAX_VOTER_CHARS:
         raise RoomError(f"A voter's id has 1 to {MAX_VOTER_CHARS} characters.")
+
+
+def check_content(text: object) -> None:
+    if not isinstance(text, str) or len(text) > MAX_CONTENT_CHARS:
+        raise RoomError(f"The page's figures are longer than {MAX_CONTENT_CHARS:,} characters.")
 
 
 def view_json(view: dict) -> str:

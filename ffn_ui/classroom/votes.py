@@ -23,6 +23,7 @@ import hashlib
 import streamlit as st
 
 from ffn_ui import figures
+from ffn_ui.classroom import recording
 from ffn_ui.classroom.follow import (
     LIVE,
     REVEALED,
@@ -52,19 +53,20 @@ def in_class() -> bool:
     return bool(st.session_state.get(LIVE))
 
 
-def class_round(question, setting: object, guess: str, not_sure: str, container) -> bool:
-    """Ask or answer `question` in the class, and say where the round stands; True once
-    the teacher has revealed it, when the page may draw what settles it."""
+def class_round(question, qid: str, guess: str, not_sure: str, container) -> bool:
+    """Ask or answer `question` (its id in the class: `qid`) in the class, and say where
+    the round stands; True once the teacher has revealed it, when the page may draw what
+    settles it."""
     state = st.session_state
     code = state[LIVE]
-    qid = question_id(question.key, setting)
     revealed = qid in state.get(REVEALED, frozenset())
     teacher = teaching(code)
     if teacher:
         asked(store().ask, code, state[TEACHER][1], qid, tuple(question.options))
-        answer = question.resolved()[0] if revealed else None
+        settled = question.resolved() if revealed else (None, None)
+        recording.question(question.key, qid, question.text, question.options, *settled)
         with st.container() if container is st else container:
-            tally(code, qid, answer)
+            tally(code, qid, settled[0])
     elif not revealed:
         send(code, qid, None if guess == not_sure else guess)
     if not revealed:
@@ -79,7 +81,7 @@ def class_round(question, setting: object, guess: str, not_sure: str, container)
             )
         container.info(text)
         return False
-    answer, why = question.resolved()
+    answer, why = settled if teacher else question.resolved()
     said = state.get(VOTED, {}).get(f"{code}/{qid}")
     if teacher:
         container.success(f"Revealed to the class: the answer is {answer}. {sentence_start(why)}")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ffn_ui.classroom.votes import class_round, in_class
+from ffn_ui.classroom.votes import class_round, in_class, question_id
 from ffn_ui.controls.url import forget_url_value, sentence_start
 
 NOT_SURE = "not sure yet"
@@ -49,21 +49,10 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
     """Ask; once the learner has guessed, say whether it was right and why. Returns True
     after a guess, when the page may draw what settles the question. In a class, the
     teacher reveals the answer to everyone at once (ffn_ui/classroom/votes.py)."""
-    state = st.session_state
-    seen = f"{question.key}_setting"
-    if state.get(seen, setting) != setting and state.get(question.key, NOT_SURE) != NOT_SURE:
-        state[question.key] = NOT_SURE  # a new setting asks the question again
-    state[seen] = setting
-    choices = (NOT_SURE, *question.options)
-    if state.get(question.key, NOT_SURE) not in choices:
-        state[question.key] = NOT_SURE  # the options changed: the question asks again
-    if question.key in st.query_params:
-        forget_url_value(question.key)  # an older version's link: its reader answers
-    guess = container.radio(
-        question.text, choices, key=question.key, horizontal=True, persist_state="session"
-    )
+    qid = question_id(question.key, setting)
+    guess = ask(question.key, qid, question.text, question.options, container)
     if in_class():
-        return class_round(question, setting, guess, NOT_SURE, container)
+        return class_round(question, qid, guess, NOT_SURE, container)
     if guess == NOT_SURE:
         if st.session_state.get("presenter", False):  # on a projector, the figures need the room
             container.caption("Make your guess above to see the answer.")
@@ -76,3 +65,20 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
     else:
         container.error(f"Not this time: the answer is {answer}. {sentence_start(why)}")
     return True
+
+
+def ask(key: str, qid: str, text: str, options: Sequence[str], container=st) -> str:
+    """The question's radio, starting at "not sure yet"; the learner's guess. `qid` names
+    the question at its setting (votes.question_id): a new one asks again, as do changed
+    options. A class view asks the teacher's question through it too."""
+    state = st.session_state
+    seen = f"{key}_setting"
+    if state.get(seen, qid) != qid and state.get(key, NOT_SURE) != NOT_SURE:
+        state[key] = NOT_SURE  # a new setting asks the question again
+    state[seen] = qid
+    choices = (NOT_SURE, *options)
+    if state.get(key, NOT_SURE) not in choices:
+        state[key] = NOT_SURE  # the options changed: the question asks again
+    if key in st.query_params:
+        forget_url_value(key)  # an older version's link: its reader answers
+    return container.radio(text, choices, key=key, horizontal=True, persist_state="session")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ffn_ui.classroom import recording
 from ffn_ui.figures import FONT_SIZE
 from ffn_ui.page.alt_text import describe
 
@@ -16,10 +17,19 @@ PRESENTER_TICKS = 18  # Streamlit's theme sizes ticks from the page's font when 
 
 
 def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
-    """Draw a figure, and under it the figure in numbers, as plain text (no Markdown: the
-    labels may be a visitor's words). In presenter mode every text in the figure grows
+    """Draw a figure, and under it the figure in numbers; a teacher's page also records
+    it for the class (ffn_ui/classroom/recording.py)."""
+    alt = describe(fig)
+    recording.figure(fig, alt)
+    draw(fig, alt, presenter, **kwargs)
+
+
+def draw(fig: go.Figure, alt: str, presenter: bool, **kwargs) -> None:
+    """The figure, and under it `alt`, the figure in numbers, as plain text (no Markdown:
+    the labels may be a visitor's words). In presenter mode every text in the figure grows
     with the page's: the hover labels, the ticks (set here, not left to the chart theme),
-    and an axis that set a smaller size of its own (an inset) in proportion."""
+    and an axis that set a smaller size of its own (an inset) in proportion. The figure
+    is changed in place."""
     if st.session_state.get("contrast", False):
         bolder(fig)
     if presenter:
@@ -34,7 +44,7 @@ def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
             else:
                 axis.tickfont.size = PRESENTER_TICKS
     st.plotly_chart(fig, **kwargs)
-    st.text(f"{IN_NUMBERS}{describe(fig)}")
+    st.text(f"{IN_NUMBERS}{alt}")
 
 
 def bolder(fig: go.Figure) -> None:

@@ -12,6 +12,7 @@ import streamlit as st
 
 from ffn_core.costs import swiglu_d_ff
 from ffn_core.init import lesson_example
+from ffn_ui.classroom import recording
 from ffn_ui.classroom.follow import class_controls
 from ffn_ui.controls.url import bound_number, bound_select, bound_toggle
 from ffn_ui.page import editing
@@ -77,6 +78,24 @@ def page_frame(title: str, heading: str, intro: str) -> bool:
     a link or an upload, the presets and the class controls. True in presenter mode."""
     setup_page(title)
     sidebar = st.sidebar
+    presenter = display_toggles(sidebar)
+    st.title(heading)
+    recording.heading(heading)
+    if presenter:  # the teacher says it, and the class's line shares its row
+        about, class_line = st.columns([2, 3], vertical_alignment="center")
+        about.expander("What this page is about").markdown(intro)
+    else:
+        st.markdown(intro)
+        class_line = st.container()
+    show_upload_result()
+    presets(sidebar, presenter)
+    class_controls(sidebar, class_line, presenter)
+    return presenter
+
+
+def display_toggles(sidebar) -> bool:
+    """Presenter mode and high contrast, each reader's own, and the page's style for them.
+    True in presenter mode."""
     presenter = bound_toggle(
         "Presenter mode",
         "presenter",
@@ -94,16 +113,6 @@ def page_frame(title: str, heading: str, intro: str) -> bool:
     st.html(f"<style>{css}</style>")
     if presenter:  # the whole width for the lesson: the sidebar opens with its arrow
         st.set_page_config(initial_sidebar_state="collapsed")
-    st.title(heading)
-    if presenter:  # the teacher says it, and the class's line shares its row
-        about, class_line = st.columns([2, 3], vertical_alignment="center")
-        about.expander("What this page is about").markdown(intro)
-    else:
-        st.markdown(intro)
-        class_line = st.container()
-    show_upload_result()
-    presets(sidebar, presenter)
-    class_controls(sidebar, class_line, presenter)
     return presenter
 
 

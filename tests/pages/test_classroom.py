@@ -40,6 +40,11 @@ def set_d_ff(at, value: int):
     assert not at.exception
 
 
+def chart_specs(at) -> list[dict]:
+    """The page's figures, as Plotly draws them."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
 def class_line(at) -> str:
     (line,) = [m.value for m in at.markdown if m.value.startswith("**Class `")]
     return line
@@ -79,7 +84,7 @@ def test_a_student_who_follows_gets_the_teachers_page_and_settings():
     set_d_ff(teacher, 32)
     student.run()  # what the student's polling fragment does when it sees update 3
     assert student.session_state["d_ff"] == 32
-    assert any(f"Following the teacher in class `{code}`" in c.value for c in student.caption)
+    assert any(f"Following the teacher in class `{code}`" in i.value for i in student.info)
 
 
 @pytest.mark.parametrize("spelling", ["upper", "spaces", "bare"])
@@ -139,6 +144,9 @@ def test_a_student_follows_the_teachers_edited_weights():
     teacher.run()  # its page's next publish (every 0.5 s) carries the weights it wrote
     student = open_page(None, {"room": code})
     assert not student.exception
+    assert chart_specs(student) == chart_specs(teacher)  # the class view: the same figures
+    student.sidebar.toggle(key="follow").set_value(False).run()  # the whole page, its own
+    assert not student.exception
     for name in ("W1", "W2"):
         assert (
             student.session_state["hand_weights"][name].tolist()
@@ -151,6 +159,7 @@ def test_a_student_cannot_change_what_the_class_sees():
     _, code, _ = start_class()
     before = store().view(code)
     student = open_page(NEURONS, {"room": code})
+    student.sidebar.toggle(key="follow").set_value(False).run()
     set_d_ff(student, 64)  # the student's own page changes ...
     assert store().view(code) == before  # ... the class's does not
     assert TEACHER not in student.session_state
@@ -356,7 +365,7 @@ def test_after_the_reveal_every_page_shows_the_answer_and_each_student_their_ver
     )
     assert "The teacher revealed the answer: about half." in notes(silent)
     assert "You did not answer." in notes(silent)
-    assert settled(silent) and settled(wrong)
+    assert chart_specs(silent) == chart_specs(wrong) == chart_specs(teacher)  # what settles it
     assert silent.session_state["guess_fire"] == "not sure yet"  # its own guess untouched
 
 

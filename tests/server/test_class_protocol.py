@@ -9,6 +9,7 @@ it through the address, which AppTest never shows.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 
@@ -89,7 +90,9 @@ class Lesson:
         while time.monotonic() - began < within:
             followers = [s for s in self.students if following(s)]
             if all(
-                s.shown.title == wanted and (not values or same_controls(s, self.teacher))
+                s.shown.title == wanted
+                and (not values or same_controls(s, self.teacher))
+                and (not in_class_view(s) or same_view(s, self.teacher))
                 for s in followers
             ):
                 return time.monotonic() - began
@@ -121,6 +124,27 @@ def following(student: Participant) -> bool:
 
 def same_controls(student: Participant, teacher: Participant) -> bool:
     return not differences(student, teacher)
+
+
+def in_class_view(student: Participant) -> bool:
+    """Whether the student's page is the class view: the teacher's figures and questions,
+    not the page's own run (ffn_ui/classroom/class_view.py)."""
+    return any("this is their page as the class sees it" in n for n in student.shown.notes)
+
+
+def same_view(student: Participant, teacher: Participant) -> bool:
+    """Whether the student's page draws the teacher's figures (the same traces, in order)
+    and asks the teacher's questions."""
+
+    def drawn(seen: Seen) -> tuple[list, list]:
+        asked = [(c.label, c.options) for c in questions(seen)]
+        traces = [
+            [{k: t.get(k) for k in ("type", "name", "x", "y", "z")} for t in json.loads(c)["data"]]
+            for c in seen.charts
+        ]  # their values: each reader's high contrast draws lines thicker
+        return traces, asked
+
+    return drawn(student.shown) == drawn(teacher.shown)
 
 
 @pytest.mark.long
@@ -399,13 +423,17 @@ def test_a_value_of_the_wrong_type_fails_only_the_page_that_sent_it(app):
     page works."""
     lesson = Lesson(app.port, students=1)
     hostile = Participant(app.port, f"room={lesson.code}")
+    hostile.use(hostile.control("follow"), False)  # the class view has no number box
     (d_ff,) = [c for c in hostile.shown.controls if c.key == "d_ff"]
     seen = hostile.change((d_ff.id, d_ff.fragment), string_value="../../etc/passwd")
     assert [e.split(":")[0] for e in seen.exceptions] == ["ValueError"]  # the type alone
     (box,) = [c for c in lesson.teacher.shown.controls if c.key == "d_ff"]
     lesson.act("the teacher sets d_ff to 24", lambda: lesson.teacher.use(box, 24))
-    assert lesson.students[0].values["d_ff"] == "24"
+    (student,) = lesson.students
+    assert in_class_view(student) and same_view(student, lesson.teacher)
     again = Participant(app.port, f"room={lesson.code}")  # the sender reloads
+    assert not again.shown.exceptions and same_view(again, lesson.teacher)
+    again.use(again.control("follow"), False)  # the whole page, at the teacher's settings
     assert not again.shown.exceptions and again.values["d_ff"] == "24"
 
 

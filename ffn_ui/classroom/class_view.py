@@ -1,0 +1,138 @@
+"""A following student's page: the class view. The teacher's heading, figures and questions,
+drawn from what the teacher's page drew (ffn_ui/classroom/recording.py), with the
+student's own vote; the page's script does not run in the student's session.
+
+    app.py:   shown = class_content(look)   # None: follow with the whole page, as before
+              class_view(look, shown) if shown else page.run()
+
+A page's figures are built once, by the teacher's page; each server process reads a
+version's text from the room store once and keeps the figures it makes from it
+(`parsed`), so a teacher's change costs a following student one light run. Unticking
+"Follow the teacher" brings back the whole page, at the teacher's settings (catch_up has
+copied them). A page with no figure, or one whose work is the student's own (Build it),
+is followed as the whole page.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from ffn_ui.classroom.follow import REVEALED, class_controls, store
+from ffn_ui.classroom.recording import digest_of
+from ffn_ui.classroom.store import ClassConnectionError, Look, RoomError
+from ffn_ui.classroom.votes import class_round
+from ffn_ui.controls.predict import NOT_SURE, Question, ask
+from ffn_ui.page.display import draw
+from ffn_ui.page.setup import display_toggles, setup_page
+
+OWN_WORK = {"Build it"}  # pages whose point is what each student types: followed whole
+KEPT = 32  # versions whose figures a server process keeps, across all its classes
+WAITING = "The teacher revealed the answer; it reaches your page in a moment."
+
+
+class SharedFigure(go.Figure):
+    """A figure every student's page draws. st.plotly_chart copies a figure (to_dict) at
+    each draw; this one hands out the copy made once, which nothing writes to. A page
+    that restyles it (presenter mode, high contrast) draws a go.Figure made from that."""
+
+    def __init__(self, spec: dict):
+        super().__init__(spec)
+        self._spec = super().to_dict()
+
+    def to_dict(self) -> dict:
+        return self._spec
+
+
+class Content:
+    """One version of what the teacher's page drew: its heading and its items, each a
+    figure (a go.Figure and its words) or a question (a dict, as recorded)."""
+
+    def __init__(self, text: str):
+        record = json.loads(text)
+        self.heading: str = record["heading"]
+        self.items: list[tuple[SharedFigure, str] | dict] = [
+            (SharedFigure(json.loads(item["figure"])), item["alt"])
+            if "figure" in item
+            else item["question"]
+            for item in record["items"]
+        ]
+
+    @property
+    def figures(self) -> int:
+        return sum(isinstance(item, tuple) for item in self.items)
+
+
+_kept: OrderedDict[tuple[str, str], Content] = OrderedDict()
+_lock = threading.Lock()
+
+
+def parsed(code: str, digest: str) -> Content | None:
+    """The content the room's view names, made once per server process; None when the
+    room holds none (or not yet the one named: the next version brings it)."""
+    with _lock:
+        if (code, digest) in _kept:
+            _kept.move_to_end((code, digest))
+            return _kept[(code, digest)]
+    try:
+        text = store().content(code)
+    except (RoomError, ClassConnectionError):
+        return None
+    if not text or digest_of(text) != digest:
+        return None
+    content = Content(text)
+    with _lock:
+        _kept[(code, digest)] = content
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+    return content
+
+
+def class_content(following: tuple[str, Look] | None) -> Content | None:
+    """What a following student's page draws instead of the page, or None for the whole
+    page: no class followed, a page of the student's own work, or nothing to draw."""
+    if following is None:
+        return None
+    code, look = following
+    if look.view.get("page") in OWN_WORK:
+        return None
+    digest = look.view.get("content")
+    if not isinstance(digest, str) or not digest:
+        return None
+    content = parsed(code, digest)
+    return content if content is not None and content.figures else None
+
+
+def class_view(page: str, content: Content) -> None:
+    """The teacher's page as the class sees it: the frame (the student's own display
+    settings and the class's controls), then the teacher's heading, figures and
+    questions in the order the page drew them."""
+    setup_page(page)
+    presenter = display_toggles(st.sidebar)
+    st.title(content.heading)
+    class_controls(st.sidebar, st.container(), presenter, viewing=True)
+    for number, item in enumerate(content.items):
+        if isinstance(item, tuple):
+            fig, alt = item
+            if presenter or st.session_state.get("contrast"):
+                fig = go.Figure(fig.to_dict())  # restyled for this page alone
+            draw(fig, alt, presenter, key=f"class_figure_{number}")
+        else:
+            vote(item)
+
+
+def vote(asked: dict) -> None:
+    """The teacher's question on this student's page, with their own answer; its verdict
+    once the teacher reveals it."""
+    guess = ask(asked["key"], asked["qid"], asked["text"], asked["options"])
+    if asked["qid"] in st.session_state.get(REVEALED, frozenset()) and ("answer" not in asked):
+        st.info(WAITING)  # the teacher's page has not drawn the answer yet
+        return
+    question = Question(
+        asked["text"], asked["key"], asked["options"], asked.get("answer", ""), asked.get("why", "")
+    )
+    class_round(question, asked["qid"], guess, NOT_SURE, st)
