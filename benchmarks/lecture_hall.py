@@ -21,7 +21,6 @@ included in the timer run that caused it), the server CPU per second of class, m
 
 from __future__ import annotations
 
-import json
 import random
 import statistics
 import threading
@@ -36,7 +35,7 @@ from deploy.lecture_hall import LectureHall
 from ffn_ui.classroom.redis_store import RedisRoomStore
 from ffn_ui.classroom.votes import question_id
 from ffn_ui.controls.predict import NOT_SURE
-from harness.class_protocol import Participant
+from harness.class_protocol import Participant, token_x1
 from harness.protocol import Visitor
 from harness.server import children_of, cpu_seconds
 
@@ -46,17 +45,10 @@ X2 = -1.0  # left where it starts
 FOLLOW_SECONDS = 2.0
 TARGET_P95 = 0.5
 ANSWERS = "**The class's answers:** "  # the teacher's line about a question (votes.tally)
-TOKEN = "Your token x = ("  # how the plane's words start (ffn_ui/figures/planes.py)
 
 
 def says(participant: Participant) -> str:
-    """Where the page shows the teacher's token: x₁, as the plane's words name it (the
-    class view and the whole page both draw the plane first), e.g. "1.5"."""
-    for spec in participant.shown.charts[:1]:
-        alt = json.loads(spec)["layout"].get("meta", {}).get("alt", "")
-        if alt.startswith(TOKEN):
-            return alt.removeprefix(TOKEN).split(",")[0].replace("−", "-")
-    return ""
+    return token_x1(participant.shown)
 
 
 def caption_for(x1: float) -> str:

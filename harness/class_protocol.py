@@ -24,6 +24,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from harness.protocol import Control, Seen, Visitor, decode
 
+TOKEN = "Your token x = ("  # how Home's plane names the token (ffn_ui/figures/planes.py)
 CLASS_CODE = re.compile(r"Class `([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})`")
 
 
@@ -263,3 +264,13 @@ def bar_counts(spec: str) -> dict[str, int]:
     (bars,) = json.loads(spec)["data"]
     labels, values = ("y", "x") if bars.get("orientation") == "h" else ("x", "y")
     return dict(zip(bars[labels], decode(bars[values]).astype(int).tolist(), strict=True))
+
+
+def token_x1(seen: Seen) -> str:
+    """x₁ of the token Home's plane shows, as its words name it, e.g. "1.5"; "" for a page
+    without the plane. The whole page and the class view both draw the plane first."""
+    for spec in seen.charts[:1]:
+        alt = json.loads(spec)["layout"].get("meta", {}).get("alt", "")
+        if alt.startswith(TOKEN):
+            return alt.removeprefix(TOKEN).split(",")[0].replace("−", "-")
+    return ""

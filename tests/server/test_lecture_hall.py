@@ -21,7 +21,7 @@ from helpers import require
 
 from deploy.lecture_hall import LectureHall
 from ffn_ui.classroom.redis_store import RedisRoomStore
-from harness.class_protocol import Participant, bar_counts
+from harness.class_protocol import Participant, bar_counts, token_x1
 from harness.server import ROOT, answers, children_of, free_port
 
 FOLLOW_SECONDS = 2.0  # a follower sees the teacher's change within this
@@ -61,9 +61,9 @@ def test_websockets_pass_through_nginx(hall):
 
 
 def scores(participant: Participant) -> str:
-    """Neuron 1's score as Home's story caption says it, e.g. "Neuron 1 scores 1.5"."""
-    (story,) = [t for t in participant.shown.texts if t.startswith("Neuron 1 scores ")]
-    return story.split(" and ")[0]
+    """Neuron 1's score, from x₁ as Home's plane names the token (x₂ stays −1), in the
+    words of the page's story caption: "Neuron 1 scores 1.5"."""
+    return f"Neuron 1 scores {float(token_x1(participant.shown)) - 1:g}"
 
 
 def follow(student: Participant, teacher: Participant, said: str) -> float:

@@ -102,6 +102,37 @@ def test_the_teacher_shows_the_room_a_view_and_each_change_is_a_new_version(stor
     assert store.look(code) == room_store.Look(2, {"page": "Neurons", "d_ff": "16"}, frozenset())
 
 
+def test_the_teacher_shares_what_the_page_draws_and_only_the_teacher(store):
+    code, key = store.create()
+    assert store.content(code) == ""  # nothing shared yet: students run the page
+    store.share(code, key, '{"heading": "Home", "items": []}')
+    assert store.content(code) == '{"heading": "Home", "items": []}'
+    assert store.view(code) == (0, {})  # sharing is not a new version: the view names it
+    with pytest.raises(NotTeacherError):
+        store.share(code, "", '{"heading": "planted"}')
+    assert store.content(code) == '{"heading": "Home", "items": []}'
+    store.share(code, key, "x" * room_store.MAX_CONTENT_CHARS)  # at the cap
+    with pytest.raises(RoomError, match="longer than"):
+        store.share(code, key, "x" * (room_store.MAX_CONTENT_CHARS + 1))
+    assert len(store.content(code)) == room_store.MAX_CONTENT_CHARS
+    store.end(code, key)
+    for call in (lambda: store.content(code), lambda: store.share(code, key, "{}")):
+        with pytest.raises(RoomGoneError):
+            call()
+
+
+def test_a_share_after_the_room_ended_leaves_nothing_behind_in_redis(redis_server):
+    """A teacher's share that arrives after the room expired must not make a room hash
+    without an expiry, which would be held forever."""
+    store = RedisRoomStore(redis_server.url)
+    code, key = store.create()
+    store.redis.delete(f"ffn:room:{code}")  # expired between the key's check and the write
+    store.teacher = lambda *_: None  # the check passed just before
+    with pytest.raises(RoomGoneError):
+        store.share(code, key, "{}")
+    assert not store.redis.exists(f"ffn:room:{code}")
+
+
 def test_without_the_teacher_key_nothing_changes(store):
     code, key = store.create()
     store.show(code, key, {"page": "Home"})

@@ -1,0 +1,126 @@
+"""The class view in AppTest: a following student's page draws the teacher's heading,
+figures and questions, from what the teacher's page recorded, and none of the page's own
+controls; unticking "Follow the teacher" brings the whole page back at the teacher's
+settings. Pages without figures, and Build it, are followed as whole pages.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import BUILD_IT, GLOSSARY, NEURONS, TRAPS, open_page
+
+from ffn_ui.classroom import class_view
+from ffn_ui.classroom import store as room_store
+from ffn_ui.classroom.follow import TEACHER, store
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+BANNER = "this is their page as the class sees it"
+
+
+def start_class(page=NEURONS):
+    teacher = open_page(page)
+    (start,) = [b for b in teacher.sidebar.button if b.label == "Start a class"]
+    start.click().run()
+    assert not teacher.exception
+    return teacher, teacher.session_state[TEACHER][0]
+
+
+def specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def viewing(at) -> bool:
+    return any(BANNER in i.value for i in at.info)
+
+
+def toy_controls(at) -> list[str]:
+    return [n.key for n in at.sidebar.number_input]
+
+
+def test_a_follower_sees_the_teachers_figures_and_question_and_no_page_controls():
+    teacher, code = start_class()
+    teacher.sidebar.number_input(key="d_ff").set_value(24).run()
+    student = open_page(None, {"room": code})
+    assert not student.exception and viewing(student)
+    assert student.title[0].value == teacher.title[0].value
+    assert specs(student) == specs(teacher)  # the teacher's figures, at d_ff 24
+    assert toy_controls(student) == []  # the sidebar's model is the teacher's to set
+    asked = [r.key for r in teacher.radio if r.key.startswith("guess")]
+    assert [r.key for r in student.radio] == asked  # the question, and no page control
+    assert student.sidebar.toggle(key="follow").value  # and the way out
+    words = [t.value for t in student.text]
+    assert words == [t.value for t in teacher.text]  # each figure in numbers
+
+
+def test_the_followers_figures_change_with_the_teachers_settings():
+    teacher, code = start_class()
+    student = open_page(None, {"room": code})
+    before = specs(student)
+    teacher.sidebar.number_input(key="d_ff").set_value(32).run()
+    student.run()  # what the student's poll does on seeing the new version
+    assert specs(student) == specs(teacher) != before
+
+
+def test_unticking_follow_brings_the_whole_page_at_the_teachers_settings():
+    teacher, code = start_class()
+    teacher.sidebar.number_input(key="d_ff").set_value(40).run()
+    student = open_page(None, {"room": code})
+    student.sidebar.toggle(key="follow").set_value(False).run()
+    assert not student.exception and not viewing(student)
+    assert student.sidebar.number_input(key="d_ff").value == 40
+    assert specs(student) == specs(teacher)  # the same page, run in the student's session
+
+
+@pytest.mark.parametrize("page", [BUILD_IT, TRAPS, GLOSSARY])
+def test_a_page_of_ones_own_work_or_without_figures_is_followed_whole(page):
+    _, code = start_class(page)
+    student = open_page(None, {"room": code})
+    assert not student.exception and not viewing(student)
+    assert "d_ff" in toy_controls(student)  # the page's own frame, at the teacher's settings
+    if page == BUILD_IT:
+        assert student.text_input  # the lines are each student's to write
+
+
+def test_figures_too_long_to_send_leave_the_class_on_the_whole_page(monkeypatch):
+    monkeypatch.setattr(room_store, "MAX_CONTENT_CHARS", 1000)
+    teacher, code = start_class()
+    assert store().content(code) == ""  # refused, and said by no version naming it
+    student = open_page(None, {"room": code})
+    assert not student.exception and not viewing(student)
+    assert specs(student) == specs(teacher)
+
+
+def test_a_students_presenter_mode_sizes_their_figures_alone():
+    teacher, code = start_class()
+    big = open_page(None, {"room": code})
+    big.sidebar.toggle(key="presenter").set_value(True).run()
+    plain = open_page(None, {"room": code})
+    assert viewing(big) and viewing(plain)
+    assert {s["layout"].get("font", {}).get("size") for s in specs(big)} == {20}
+    assert specs(plain) == specs(teacher)  # the figures the process keeps were not restyled
+
+
+def test_a_process_makes_each_version_once_and_refuses_one_it_does_not_hold(monkeypatch):
+    _, code = start_class()
+    made = []
+    monkeypatch.setattr(class_view, "Content", lambda text: made.append(text) or text)
+    class_view._kept.clear()
+    digest = store().view(code)[1]["content"]
+    assert class_view.parsed(code, digest) is class_view.parsed(code, digest)
+    assert len(made) == 1
+    assert class_view.parsed(code, "0" * 16) is None  # not the room's: no figures drawn
+
+
+def test_a_revealed_answer_waits_on_a_follower_page_until_the_teacher_draws_it():
+    """Between the teacher's reveal and their page's next share, a follower knows the
+    answer was revealed but the view has no answer yet: it says so, never a blank."""
+    teacher, code = start_class()
+    student = open_page(None, {"room": code})
+    student.radio(key="guess_fire").set_value("about half").run()
+    qid = next(iter(student.session_state["class_voted"])).split("/", 1)[1]
+    store().reveal(code, teacher.session_state[TEACHER][1], qid)  # the teacher's page not rerun
+    student.run()
+    assert not student.exception
+    assert any(class_view.WAITING in i.value for i in student.info)
