@@ -506,3 +506,25 @@ def test_followers_switch_page_with_the_teacher_s_edited_arrays_in_a_real_sessio
         lesson.act(f"menu: {path}", lambda p=path: lesson.teacher.go(p))
         for student in lesson.students:
             assert "w=" in student.query and "x=" in student.query, student.query
+
+
+def test_a_control_in_a_fragment_reaches_the_class_view(app):
+    """Key–value memory's scale slider lives in a fragment: moving it reruns only that
+    part of the teacher's page, which records nothing. The teacher's next publishing
+    reruns the whole page, so the class view draws the edit at the new scale."""
+    lesson = Lesson(app.port, students=1)
+    lesson.act("menu: Key_value_memory", lambda: lesson.teacher.go("Key_value_memory"))
+    (student,) = lesson.students
+    assert in_class_view(student)
+    before = [json.loads(c)["data"] for c in student.shown.charts]
+    teacher = lesson.teacher
+    edited = json.loads(teacher.use(teacher.control("scale"), 2.0).charts[0])["data"]
+    assert edited != before[-1]  # the fragment drew the edit at the new scale
+    lesson.trail.append("scale 2")
+    lesson.until(  # the teacher's publishing reruns the whole page, at the new scale
+        lambda: json.loads(teacher.shown.charts[-1])["data"] == edited,
+        "the teacher's whole page draws the edit",
+    )
+    lesson.caught_up()
+    assert in_class_view(student) and same_view(student, teacher)
+    assert json.loads(student.shown.charts[-1])["data"] == edited
