@@ -448,7 +448,7 @@ def watch(code: str, following: bool) -> None:
             f"Following the teacher in class {literal(code)}: they are on {where}, and this "
             "is their page as the class sees it. Untick “Follow the teacher” in the sidebar "
             "to explore it yourself.",
-            icon="📡",
+            icon=":material/cast:",
         )
     elif following:
         st.caption(f"Following the teacher in class {literal(code)}: they are on {where}.")
