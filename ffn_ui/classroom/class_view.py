@@ -32,6 +32,7 @@ from ffn_ui.page.setup import display_toggles, setup_page
 
 OWN_WORK = {"Build it"}  # pages whose point is what each student types: followed whole
 KEPT = 32  # versions whose figures a server process keeps, across all its classes
+FIGURES_IN_NUMBERS = "The figures in numbers"
 WAITING = "The teacher revealed the answer; it reaches your page in a moment."
 
 
@@ -110,19 +111,24 @@ def class_content(following: tuple[str, Look] | None) -> Content | None:
 def class_view(page: str, content: Content) -> None:
     """The teacher's page as the class sees it: the frame (the student's own display
     settings and the class's controls), then the teacher's heading, figures and
-    questions in the order the page drew them."""
+    questions in the order the page drew them, and at the end every figure in numbers
+    (fewer elements for each student's page to send than a text under each)."""
     setup_page(page)
     presenter = display_toggles(st.sidebar)
     st.title(content.heading)
     class_controls(st.sidebar, st.container(), presenter, viewing=True)
+    words = []
     for number, item in enumerate(content.items):
         if isinstance(item, tuple):
             fig, alt = item
             if presenter or st.session_state.get("contrast"):
                 fig = go.Figure(fig.to_dict())  # restyled for this page alone
-            draw(fig, alt, presenter, key=f"class_figure_{number}")
+            draw(fig, alt, presenter, in_place=False, key=f"class_figure_{number}")
+            words.append(f"{len(words) + 1}. {alt}")
         else:
             vote(item)
+    # One element for every figure's words: each is also its chart's accessible name.
+    st.expander(FIGURES_IN_NUMBERS).text("\n\n".join(words))
 
 
 def vote(asked: dict) -> None:

@@ -14,6 +14,7 @@ from helpers import BUILD_IT, GLOSSARY, NEURONS, TRAPS, open_page
 from ffn_ui.classroom import class_view
 from ffn_ui.classroom import store as room_store
 from ffn_ui.classroom.follow import TEACHER, store
+from ffn_ui.page.display import IN_NUMBERS
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 BANNER = "this is their page as the class sees it"
@@ -50,8 +51,10 @@ def test_a_follower_sees_the_teachers_figures_and_question_and_no_page_controls(
     asked = [r.key for r in teacher.radio if r.key.startswith("guess")]
     assert [r.key for r in student.radio] == asked  # the question, and no page control
     assert student.sidebar.toggle(key="follow").value  # and the way out
-    words = [t.value for t in student.text]
-    assert words == [t.value for t in teacher.text]  # each figure in numbers
+    words = [t.value.removeprefix(IN_NUMBERS) for t in teacher.text]
+    assert [c.proto.alt for c in student.get("plotly_chart")] == words  # each chart's name
+    (shown,) = [t.value for t in student.text]  # and all of them, at the end
+    assert shown == "\n\n".join(f"{k}. {w}" for k, w in enumerate(words, 1))
 
 
 def test_the_followers_figures_change_with_the_teachers_settings():
