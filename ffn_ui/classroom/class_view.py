@@ -32,8 +32,8 @@ from ffn_ui.page.setup import display_toggles, setup_page
 
 OWN_WORK = {"Build it"}  # pages whose point is what each student types: followed whole
 KEPT = 32  # versions whose figures a server process keeps, across all its classes
-FIGURES_IN_NUMBERS = "The figures in numbers"
-WAITING = "The teacher revealed the answer; it reaches your page in a moment."
+FIGURES_IN_NUMBERS = "Each figure in words, with its numbers"
+WAITING = "The teacher has revealed the answer: it shows here within a few seconds."
 
 
 class SharedFigure(go.Figure):
@@ -124,7 +124,9 @@ def class_view(page: str, content: Content) -> None:
             if presenter or st.session_state.get("contrast"):
                 fig = go.Figure(fig.to_dict())  # restyled for this page alone
             draw(fig, alt, presenter, in_place=False, key=f"class_figure_{number}")
-            words.append(f"{len(words) + 1}. {alt}")
+            title = fig.layout.title.text
+            named = f"Figure {len(words) + 1}" + (f", {title}" if title else "")
+            words.append(f"{named}: {alt}")
         else:
             vote(item)
     # One element for every figure's words: each is also its chart's accessible name.

@@ -64,6 +64,7 @@ INLINE = "class_inline"  # session only: the student's poll runs inside a whole-
 SHARED = "class_shared"  # session only: {code: (digest, settings)} of the teacher's last share
 RERAN = "class_reran"  # session only: the settings a publishing last reran the page for
 VIEWING = "class_viewing"  # session only: this student's page is the class view
+VIEWED = "you see their figures and questions"  # what the class view's banner says of it
 OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
 # The edited arrays a page keeps in the address and the session (ffn_ui/page/editing.py): the
 # address's key, and the session's. A class follows them as the teacher's link writes them.
@@ -445,9 +446,9 @@ def watch(code: str, following: bool) -> None:
     where = look.view.get("page") or "Home"
     if following and state.get(VIEWING):
         st.info(
-            f"Following the teacher in class {literal(code)}: they are on {where}, and this "
-            "is their page as the class sees it. Untick “Follow the teacher” in the sidebar "
-            "to explore it yourself.",
+            f"You are following the teacher in class {literal(code)}, on {where}: {VIEWED}, "
+            "and they keep the controls. To explore this page yourself, untick “Follow the "
+            "teacher” in the sidebar (» at the top left opens it); tick it again to catch up.",
             icon=":material/cast:",
         )
     elif following:

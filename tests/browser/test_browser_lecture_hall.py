@@ -16,6 +16,7 @@ from browser import CHART_COUNTS, EXPECT_TIMEOUT, no_exception, open_page, start
 from playwright.sync_api import expect
 
 from deploy.lecture_hall import LectureHall
+from ffn_ui.classroom.class_view import FIGURES_IN_NUMBERS
 
 
 def d_ff(page):
@@ -49,11 +50,14 @@ def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
         expect(student.locator('[data-testid="stMain"] h1')).to_contain_text(
             "Neurons", timeout=EXPECT_TIMEOUT
         )
-        expect(d_ff(student)).to_have_value("16")
+        student.get_by_text(FIGURES_IN_NUMBERS).click()  # the class view's words
+        expect(student.get_by_text("by 16 columns (hidden neuron)")).to_be_visible()
     d_ff(teacher).fill("24")
     d_ff(teacher).press("Enter")
-    for student in students:
-        expect(d_ff(student)).to_have_value("24", timeout=10_000)
+    for student in students:  # the teacher's heatmap, at the teacher's d_ff
+        expect(student.get_by_text("by 24 columns (hidden neuron)")).to_be_visible(
+            timeout=10_000
+        )
     students[0].get_by_text("about half", exact=True).click()  # Neurons asks how many fire
     expect(teacher.get_by_text("The class's answers: 1 of 2 students answered")).to_be_visible(
         timeout=10_000

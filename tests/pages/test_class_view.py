@@ -13,11 +13,11 @@ from helpers import BUILD_IT, GLOSSARY, NEURONS, TRAPS, open_page
 
 from ffn_ui.classroom import class_view
 from ffn_ui.classroom import store as room_store
-from ffn_ui.classroom.follow import TEACHER, store
+from ffn_ui.classroom.follow import TEACHER, VIEWED, store
 from ffn_ui.page.display import IN_NUMBERS
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
-BANNER = "this is their page as the class sees it"
+BANNER = VIEWED
 
 
 def start_class(page=NEURONS):
@@ -54,7 +54,9 @@ def test_a_follower_sees_the_teachers_figures_and_question_and_no_page_controls(
     words = [t.value.removeprefix(IN_NUMBERS) for t in teacher.text]
     assert [c.proto.alt for c in student.get("plotly_chart")] == words  # each chart's name
     (shown,) = [t.value for t in student.text]  # and all of them, at the end
-    assert shown == "\n\n".join(f"{k}. {w}" for k, w in enumerate(words, 1))
+    titles = [s["layout"].get("title", {}).get("text") for s in specs(teacher)]
+    named = [f"Figure {k}" + (f", {t}" if t else "") for k, t in enumerate(titles, 1)]
+    assert shown == "\n\n".join(f"{n}: {w}" for n, w in zip(named, words, strict=True))
 
 
 def test_the_followers_figures_change_with_the_teachers_settings():

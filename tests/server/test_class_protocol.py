@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from ffn_ui.classroom.follow import VIEWED
 from ffn_ui.classroom.store import VOTES_PER_MINUTE
 from harness.class_protocol import Participant, bar_counts
 from harness.protocol import Control, Seen
@@ -129,7 +130,7 @@ def same_controls(student: Participant, teacher: Participant) -> bool:
 def in_class_view(student: Participant) -> bool:
     """Whether the student's page is the class view: the teacher's figures and questions,
     not the page's own run (ffn_ui/classroom/class_view.py)."""
-    return any("this is their page as the class sees it" in n for n in student.shown.notes)
+    return any(VIEWED in n for n in student.shown.notes)
 
 
 def same_view(student: Participant, teacher: Participant) -> bool:
