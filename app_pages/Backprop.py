@@ -102,7 +102,11 @@ elif guessed:
     left, mid, right = st.columns(3)
     eps = bound_select_slider("ε", "eps", EPSILONS, 1e-6, power_of_ten, left)
     float32 = bound_toggle("compute in float32", "f32", False, mid)
-    kink = bound_toggle("put one score on ReLU's kink", "kink", False, right, disabled=not gate)
+    if gate:
+        kink = bound_toggle("put one score on ReLU's kink", "kink", False, right)
+    else:  # said, not greyed out: a disabled control's label is too faint to read
+        kink = False
+        right.caption(f"No kink to put a score on: {toy.activation_label} is smooth.")
     dtype_name = "float32" if float32 else "float64"
     b1_checked = b1
     if kink and gate:

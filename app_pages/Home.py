@@ -11,7 +11,7 @@ from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_slider
 from ffn_ui.figures import half_planes, neuron_writes_figure
 from ffn_ui.page.display import show, tucked
-from ffn_ui.page.path import TIERS
+from ffn_ui.page.path import TIER_ICONS, TIERS
 from ffn_ui.page.setup import setup
 
 INTRO = (
@@ -97,12 +97,13 @@ if predicted(GUESS):
 
 st.header("Start here")
 st.markdown(
-    "The pages build on each other in this order. The sidebar sets one model that every "
+    "The pages build on each other in this order, in four tiers; the sidebar's menu marks "
+    "each page with its tier's sign. The sidebar sets one model that every "
     f"page shares, and the address bar keeps it: now d_model = {toy.d_model}, "
     f"d_ff = {toy.d_ff}, {toy.activation_label}, {toy.T} "
     f"token{'s' if toy.T != 1 else ''}. Copy the link to show someone exactly this."
 )
 for tier, steps in TIERS.items():
-    st.subheader(tier)
+    st.subheader(f"{TIER_ICONS[tier]} {tier}")
     for step in steps[1:] if tier == "Core" else steps:
         st.page_link(step.page, label=f"{step.label}: {step.objective}")

@@ -14,6 +14,12 @@ IN_NUMBERS = "The figure in numbers: "
 PRESENTER_FONT = 20  # chart text on a projector, in step with the page's 24 px (18 px otherwise)
 PRESENTER_TICKS = 18  # Streamlit's theme sizes ticks from the page's font when the chart is
 # drawn, which can be before the presenter style applies (13.5 px then): so they are set here
+# The chart toolbar keeps saving a picture and resetting the axes (dragging still zooms,
+# a double click resets): each button is a Tab stop, and eight on every chart kept a
+# keyboard user from a page's first question.
+CHART_CONFIG = {
+    "modeBarButtonsToRemove": ["zoom2d", "pan2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]
+}
 
 
 def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
@@ -44,6 +50,7 @@ def draw(fig: go.Figure, alt: str, presenter: bool, in_place: bool = True, **kwa
                 axis.tickfont.size = round(axis.tickfont.size * PRESENTER_FONT / FONT_SIZE)
             else:
                 axis.tickfont.size = PRESENTER_TICKS
+    kwargs.setdefault("config", CHART_CONFIG)
     if in_place:
         st.plotly_chart(fig, **kwargs)
         st.text(f"{IN_NUMBERS}{alt}")

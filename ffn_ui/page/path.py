@@ -1,8 +1,8 @@
 """The learning path: the order of the pages, what each one teaches, and the way between them.
 
-The sidebar's menu lists the pages in this order, in tiers (app.py hands them to
-st.navigation); the home page shows the path with each page's objective; every page ends
-with a link to the next step.
+The sidebar's menu lists the pages in this order, each marked with its tier's icon (app.py
+hands them to st.navigation); the home page shows the path in its tiers with each page's
+objective; every page ends with a link to the next step.
 """
 
 from __future__ import annotations
@@ -128,6 +128,17 @@ TIERS: dict[str, list[Step]] = {
 }
 STEPS = [step for steps in TIERS.values() for step in steps]
 HOME = STEPS[0].page  # the page at the app's own address
+# Each tier's mark: beside its pages in the sidebar's menu, and beside its heading on Home.
+# The menu is one list in the path's order, not one section per tier: Streamlit draws a
+# section's heading and links inside a <ul> without <li>, which a screen reader cannot
+# announce as a list (axe-core: list, listitem). A mark is decoration (hidden from a screen
+# reader), so the tiers themselves are named on Home.
+TIER_ICONS = {
+    "Core": ":material/school:",
+    "Variants and cost": ":material/tune:",
+    "Going further": ":material/explore:",
+    "Reference": ":material/menu_book:",
+}
 
 
 def next_step(page: str) -> None:

@@ -37,9 +37,9 @@ def edit_controls(neurons: list[str], j: int) -> tuple[list[str], float]:
         preset_button(
             left, f"Switch off {neurons[j]}", help="the neuron picked above", off=[*off, neurons[j]]
         )
-    scale = bound_slider(
-        f"scale {neurons[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right, disabled=neurons[j] in off
-    )
+    # Never greyed out (a disabled control's label is too faint to read): when the neuron
+    # is switched off, a caption under the figure says that scaling it changes nothing.
+    scale = bound_slider(f"scale {neurons[j]} by", "scale", 0.0, 3.0, 1.0, 0.1, right)
     preset_button(right, "Reset", off=[], scale=1.0)
     return off, scale
 

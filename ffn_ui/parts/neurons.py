@@ -23,6 +23,13 @@ GATED_NOTE = (
     "input (though tiny far down)."
 )
 
+NO_THRESHOLD = {  # why Neurons offers no threshold under these activations
+    "relu": "A neuron fires above 0. ReLU gives a silent neuron exactly 0, so there is no "
+    "leak to ignore and no threshold to set.",
+    "identity": "With no activation every score passes as it is, negative ones too; a "
+    "neuron counts as firing where its score is above 0.",
+}
+
 
 @dataclass(frozen=True)
 class Layer:
@@ -97,32 +104,33 @@ def view_controls(toy, layer: Layer) -> tuple[str, float, bool, bool]:
     views = list(layer.views)
     view = bound_select("show", "view", views, views[0], left, radio=True, horizontal=True)
     smooth = toy.activation not in ("relu", "identity")
-    threshold = bound_slider(
-        "fires above",
-        "thr",
-        0.0,
-        1.0,
-        0.0,
-        0.01,
-        mid,
-        help="GELU, SiLU and SwiGLU are never exactly 0: a threshold ignores neurons that "
-        "barely leak (for SwiGLU, by the size of silu(gate) · up).",
-        disabled=not smooth,
-    )
+    # A control that cannot act is not drawn greyed out (too faint to read): a line says why.
+    if smooth:
+        threshold = bound_slider(
+            "fires above",
+            "thr",
+            0.0,
+            1.0,
+            0.0,
+            0.01,
+            mid,
+            help="GELU, SiLU and SwiGLU are never exactly 0: a threshold ignores neurons "
+            "that barely leak (for SwiGLU, by the size of silu(gate) · up).",
+        )
+    else:
+        threshold = 0.0
+        mid.caption(NO_THRESHOLD[toy.activation])
     scores = view != views[0]  # every score, the negative ones most of all
-    mask = bound_toggle(
-        "Blank silent cells",
-        "mask",
-        True,
-        right,
-        disabled=scores,
-        help=f"Off in the {view} view: its point is the scores below zero, which the "
-        f"{views[0]} view blanks."
-        if scores
-        else None,
-    )
+    if scores:
+        right.caption(
+            f"Every cell is coloured in the {view} view: its point is the scores below zero, "
+            f"which the {views[0]} view blanks."
+        )
+        mask = False
+    else:
+        mask = bound_toggle("Blank silent cells", "mask", True, right)
     sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64, right)
-    return view, threshold if smooth else 0.0, mask and not scores, sort
+    return view, threshold, mask, sort
 
 
 def strongest_table(

@@ -35,6 +35,7 @@ from browser import (
     settled_chart_y,
     shows,
     sidebar_links,
+    start_class,
     walk_failure,
 )
 from browser import screenshot as save_screenshot
@@ -45,7 +46,7 @@ from ffn_core.init import init_weights
 from ffn_core.weights_io import weights_to_npz
 from ffn_ui.models.minilm import DEFAULT
 from ffn_ui.page.display import IN_NUMBERS
-from ffn_ui.page.path import STEPS, TIERS
+from ffn_ui.page.path import STEPS, TIER_ICONS, TIERS
 
 
 def heatmap_shape(page) -> list[int] | None:
@@ -99,6 +100,10 @@ def test_every_page_loads_cold_by_its_own_link_then_takes_a_random_walk(
     # a projector: presenter mode and high contrast at 1024 x 768, switched on by the address
     # in this session: the page then reads as a presenter's link opens it (below)
     page.set_viewport_size(PROJECTOR)
+    change_address(page, reruns, "?presenter=true")  # presenter mode alone: the theme's greys
+    page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize == '24px'")
+    expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS[name])
+    assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a projector"
     change_address(page, reruns, "?presenter=true&contrast=true")
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS[name])
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize == '24px'")
@@ -106,11 +111,11 @@ def test_every_page_loads_cold_by_its_own_link_then_takes_a_random_walk(
     # at the top, as a link opens it (the checks at phone size may have scrolled it)
     page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
     presenter_checks(page, name)
-    assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a projector"
+    assert violations(page) == [], "WCAG 2.1 AA, presenter mode and high contrast, projector"
     assert page.evaluate(CUT_LINKS) == [], "links cut off, presenter mode on a projector"
     save_screenshot(page, f"{name}-projector")
     resize(page, PHONE)
-    assert violations(page) == [], "WCAG 2.1 AA, presenter mode on a phone"
+    assert violations(page) == [], "WCAG 2.1 AA, presenter mode and high contrast, phone"
 
     resize(page, DESKTOP)
     walker = Walker(page, reruns, random.Random(f"{walk_seed}:{name}"))
@@ -291,12 +296,17 @@ def test_back_and_forward_bring_a_page_s_settings_back(server, browser):
     page.close()
 
 
-def test_the_sidebar_menu_lists_the_path_in_its_tiers_and_follows_a_click(server, browser):
+def test_the_sidebar_menu_lists_the_path_as_one_list_and_follows_a_click(server, browser):
+    """One list a screen reader announces ("list, 16 items"), in the path's order, each
+    page marked with its tier's sign; Home names the tiers."""
     page, reruns = open_page(browser, f"{server.url}/Glossary", charts=0)
-    headers = page.locator('[data-testid="stSidebarNav"] [data-testid="stNavSectionHeader"]')
-    assert [h.inner_text() for h in headers.all()] == list(TIERS)
+    menu = page.get_by_role("navigation").get_by_role("list")
+    expect(menu.get_by_role("listitem")).to_have_count(len(STEPS))
     links = sidebar_links(page)
-    assert [link.inner_text() for link in links] == [step.label for step in STEPS]
+    assert [link.inner_text().split("\n")[-1] for link in links] == [s.label for s in STEPS]
+    marks = [TIER_ICONS[tier].split("/")[1].rstrip(":") for tier, ss in TIERS.items() for _ in ss]
+    shown = [link.locator('[data-testid="stIconMaterial"]').inner_text() for link in links]
+    assert shown == marks
     assert links[0].get_attribute("href").rstrip("/") == server.url  # Home is the root
     go_to(page, reruns, "Backprop & gradient check")
     expect(page.locator('[data-testid="stMain"] h1')).to_have_text("Backprop & gradient check")
@@ -368,3 +378,56 @@ def test_downloads_are_built_when_clicked_from_what_the_page_shows(server, brows
     expected = minilm.run(DEFAULT.text).ffn_act[2]  # the server sums on one BLAS thread
     np.testing.assert_allclose(table.to_numpy(np.float32), expected, rtol=1e-4, atol=1e-5)
     page.close()
+
+
+MOST_TABS = 40  # from the address bar to the first question's answer
+FOCUSED_NAME = """() => { const el = document.activeElement;
+    const name = el.getAttribute('aria-label') || (el.labels && el.labels[0] &&
+        el.labels[0].innerText) || el.innerText || '';
+    return name.trim(); }"""
+
+
+def tabs_until(page, name: str, skip: bool = True) -> int:
+    """Press Tab from where the address bar leaves the focus until the control named
+    `name` has it, as a keyboard user does (with `skip`, Enter on "Skip to main content",
+    past the sidebar, as they would for the page's own controls); how many Tabs it took,
+    or fail past MOST_TABS."""
+    for presses in range(1, MOST_TABS + 1):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_NAME)
+        if focused == name:
+            return presses
+        if skip and focused == "Skip to main content":
+            page.keyboard.press("Enter")
+    raise AssertionError(f"{MOST_TABS} Tabs never reached {name!r}")
+
+
+@pytest.mark.parametrize("name", ["home", "neurons", "collapse"])
+def test_a_keyboard_user_answers_the_first_question_in_a_few_tabs(server, browser, name):
+    page, reruns = open_page(browser, f"{server.url}/{PAGES[name]}", CHART_COUNTS[name])
+    page.keyboard.press("Escape")  # the focus as the address bar leaves it: on the document
+    tabs = tabs_until(page, "not sure yet")
+    before = reruns.finished
+    page.keyboard.press("ArrowRight")  # the next answer
+    reruns.wait_for_more_than(before, page)
+    verdict = page.get_by_text(re.compile(r"^(Right: |Not this time: )"))
+    expect(verdict.first).to_be_visible(timeout=EXPECT_TIMEOUT)
+    assert tabs <= MOST_TABS
+    no_exception(page)
+    page.close()
+
+
+def test_a_keyboard_user_joins_a_class_in_a_few_tabs(server, browser):
+    teacher, _ = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    code, _ = start_class(teacher)
+    student, _ = open_page(browser, server.url, CHART_COUNTS["home"])
+    student.keyboard.press("Escape")
+    tabs_until(student, "class code", skip=False)  # the sidebar's class section
+    student.keyboard.type(code)
+    student.keyboard.press("Enter")
+    expect(student.get_by_text(f"You are following the teacher in class {code}")).to_be_visible(
+        timeout=EXPECT_TIMEOUT
+    )
+    no_exception(student)
+    for page in (teacher, student):
+        page.close()

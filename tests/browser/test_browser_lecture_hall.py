@@ -55,9 +55,7 @@ def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
     d_ff(teacher).fill("24")
     d_ff(teacher).press("Enter")
     for student in students:  # the teacher's heatmap, at the teacher's d_ff
-        expect(student.get_by_text("by 24 columns (hidden neuron)")).to_be_visible(
-            timeout=10_000
-        )
+        expect(student.get_by_text("by 24 columns (hidden neuron)")).to_be_visible(timeout=10_000)
     students[0].get_by_text("about half", exact=True).click()  # Neurons asks how many fire
     expect(teacher.get_by_text("The class's answers: 1 of 2 students answered")).to_be_visible(
         timeout=10_000

@@ -84,7 +84,7 @@ def test_a_student_who_follows_gets_the_teachers_page_and_settings():
     set_d_ff(teacher, 32)
     student.run()  # what the student's polling fragment does when it sees update 3
     assert student.session_state["d_ff"] == 32
-    assert any(f"Following the teacher in class `{code}`" in i.value for i in student.info)
+    assert any(f"following the teacher in class `{code}`" in i.value for i in student.info)
 
 
 @pytest.mark.parametrize("spelling", ["upper", "spaces", "bare"])

@@ -63,7 +63,7 @@ def test_the_inspected_neuron_can_be_switched_off_and_then_cannot_be_scaled():
     (switch,) = [b for b in at.button if b.label == "Switch off n3"]
     switch.click().run()
     assert at.multiselect(key="off").value == ["n1", "n3"]
-    assert at.slider(key="scale").disabled
+    assert not at.slider(key="scale").disabled  # greyed out, its label was unreadable
     assert any("n3 is switched off, so scaling it changes nothing." in c.value for c in at.caption)
     before, after = trace_y(at, -1, name="output"), trace_y(at, -1, name="edited output")
     np.testing.assert_allclose(after - before, -(h[0] * w["W2"][0] + h[2] * w["W2"][2]), atol=1e-6)

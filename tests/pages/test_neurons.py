@@ -15,6 +15,7 @@ from helpers import (
 )
 
 from ffn_core.activations import gelu
+from ffn_ui.parts.neurons import NO_THRESHOLD
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -50,16 +51,16 @@ def test_mask_blanks_the_cells_that_did_not_fire():
 
 def test_the_pre_activation_view_shows_every_score_even_with_blanking_on():
     """Blanked, the scores would be ReLU's activations again: the view shows them all,
-    negatives included, and the blanking toggle says why it is off."""
+    negatives included, and a line says why there is no blanking toggle."""
     at = open_page(NEURONS, {"view": "pre-activation", "mask": "true"})
     x, w = expected_default_model()
     h_pre = x @ w["W1"] + w["b1"]
     z = decode(heatmap(at)["z"])
     assert not np.isnan(z).any() and (z < 0).any()
     np.testing.assert_allclose(z, h_pre, rtol=1e-6, atol=1e-6)
-    toggle = at.toggle(key="mask")
-    assert toggle.disabled and "Off in the pre-activation view" in toggle.help
+    assert not [t for t in at.toggle if t.key == "mask"]  # no greyed-out control: a line
     caption = " ".join(c.value for c in at.caption)
+    assert "Every cell is coloured in the pre-activation view" in caption
     assert "Every cell shows its value: red above zero, blue below" in caption
     assert "(on a phone, tap it)" in caption
 
@@ -84,6 +85,13 @@ def test_per_token_counts_and_firing_rates_agree_with_the_heatmap():
     at.radio(key="guess_fire").set_value("about half").run()  # the share waits for a guess
     (metric,) = [m for m in at.metric if m.label == "activations that fired"]
     assert metric.value == f"{np.mean(fired):.0%}"
+
+
+def test_under_relu_a_line_says_why_there_is_no_threshold():
+    """A disabled slider's label was too faint to read (axe: color-contrast)."""
+    at = open_page(NEURONS)
+    assert not [s for s in at.slider if s.key == "thr"]
+    assert NO_THRESHOLD["relu"] in [c.value for c in at.caption]
 
 
 def test_threshold_counts_fewer_firing_neurons_for_smooth_activations():

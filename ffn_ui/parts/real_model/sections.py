@@ -60,7 +60,10 @@ def switch_off_section(
         radio=True,
     )
     top_k = mode == "top-k at one token"
-    k = bound_slider("k", "rm_k", 1, 256, 16, 1, right, disabled=not top_k)
+    if top_k:  # else said, not greyed out: a disabled control's label is too faint to read
+        k = bound_slider("k", "rm_k", 1, 256, 16, 1, right)
+    else:
+        right.caption("k counts the strongest neurons at one token: not used here.")
     if top_k:
         off = np.argsort(-trace.ffn_act[layer, token], kind="stable")[:k]
         states, embedding = rm.switched_off(text, layer, tuple(off.tolist()), token)
