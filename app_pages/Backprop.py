@@ -22,6 +22,7 @@ from ffn_ui.parts.backprop import (
     forward_graph,
     gradient_maps,
     half_width,
+    no_kink,
     power_of_ten,
     shapes_table,
     silent_exercise,
@@ -102,11 +103,9 @@ elif guessed:
     left, mid, right = st.columns(3)
     eps = bound_select_slider("ε", "eps", EPSILONS, 1e-6, power_of_ten, left)
     float32 = bound_toggle("compute in float32", "f32", False, mid)
-    if gate:
-        kink = bound_toggle("put one score on ReLU's kink", "kink", False, right)
-    else:  # said, not greyed out: a disabled control's label is too faint to read
-        kink = False
-        right.caption(f"No kink to put a score on: {toy.activation_label} is smooth.")
+    kink = bound_toggle("put one score on ReLU's kink", "kink", False, right) if gate else False
+    if not gate:  # said, not greyed out: a disabled control's label is too faint to read
+        right.caption(no_kink(toy))
     dtype_name = "float32" if float32 else "float64"
     b1_checked = b1
     if kink and gate:

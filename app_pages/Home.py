@@ -97,8 +97,9 @@ if predicted(GUESS):
 
 st.header("Start here")
 st.markdown(
-    "The pages build on each other in this order, in four tiers; the sidebar's menu marks "
-    "each page with its tier's sign. The sidebar sets one model that every "
+    "Read the pages in this order: each builds on the ones before. They fall into four "
+    "tiers, and the sidebar's menu marks each page with its tier's icon; the Reference is "
+    "for any time. The sidebar sets one model that every "
     f"page shares, and the address bar keeps it: now d_model = {toy.d_model}, "
     f"d_ff = {toy.d_ff}, {toy.activation_label}, {toy.T} "
     f"token{'s' if toy.T != 1 else ''}. Copy the link to show someone exactly this."

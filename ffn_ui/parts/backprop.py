@@ -303,3 +303,13 @@ def half_width(C: int, T: int) -> None:
             index=[f"H = 4C = {wide}", f"H = 2C = {narrow}"],
         )
         st.dataframe(table)
+
+
+def no_kink(toy) -> str:
+    """Why Backprop offers no kink to put a score on: the activation has none."""
+    if toy.activation == "identity":
+        return "No kink here: the identity is a straight line."
+    return (
+        f"No kink here: {toy.activation_label} bends smoothly through 0, so its slope never "
+        "jumps as ReLU's does (from 0 to 1)."
+    )

@@ -24,10 +24,11 @@ GATED_NOTE = (
 )
 
 NO_THRESHOLD = {  # why Neurons offers no threshold under these activations
-    "relu": "A neuron fires above 0. ReLU gives a silent neuron exactly 0, so there is no "
-    "leak to ignore and no threshold to set.",
-    "identity": "With no activation every score passes as it is, negative ones too; a "
-    "neuron counts as firing where its score is above 0.",
+    "relu": "ReLU outputs exactly 0 for a score of 0 or below, so a neuron fires only when "
+    "its score is above 0: no threshold needed. GELU, SiLU and SwiGLU let small values "
+    "leak through, so they offer one.",
+    "identity": "With no activation every score passes through unchanged, negatives too, so "
+    "no neuron is silenced; “fires” here marks the scores above 0, to compare with ReLU.",
 }
 
 
@@ -123,8 +124,8 @@ def view_controls(toy, layer: Layer) -> tuple[str, float, bool, bool]:
     scores = view != views[0]  # every score, the negative ones most of all
     if scores:
         right.caption(
-            f"Every cell is coloured in the {view} view: its point is the scores below zero, "
-            f"which the {views[0]} view blanks."
+            f"Nothing to blank in the {view} view: it shows every value before the "
+            "activation acts, the ones it silences included."
         )
         mask = False
     else:

@@ -60,7 +60,7 @@ def test_the_pre_activation_view_shows_every_score_even_with_blanking_on():
     np.testing.assert_allclose(z, h_pre, rtol=1e-6, atol=1e-6)
     assert not [t for t in at.toggle if t.key == "mask"]  # no greyed-out control: a line
     caption = " ".join(c.value for c in at.caption)
-    assert "Every cell is coloured in the pre-activation view" in caption
+    assert "Nothing to blank in the pre-activation view" in caption
     assert "Every cell shows its value: red above zero, blue below" in caption
     assert "(on a phone, tap it)" in caption
 

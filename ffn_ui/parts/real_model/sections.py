@@ -63,7 +63,10 @@ def switch_off_section(
     if top_k:  # else said, not greyed out: a disabled control's label is too faint to read
         k = bound_slider("k", "rm_k", 1, 256, 16, 1, right)
     else:
-        right.caption("k counts the strongest neurons at one token: not used here.")
+        right.caption(
+            "k (how many of the strongest neurons to switch off at one token) is used in "
+            "top-k mode only; this mode switches the chosen neuron off at every token."
+        )
     if top_k:
         off = np.argsort(-trace.ffn_act[layer, token], kind="stable")[:k]
         states, embedding = rm.switched_off(text, layer, tuple(off.tolist()), token)
