@@ -322,6 +322,11 @@ def first_screen_holds_the_first_figure(page, height: int) -> bool:
     return settled(page, holds, True, seconds=5)
 
 
+def menu_label(link) -> str:
+    """A menu link's page name, without its tier's icon (whose name is text too)."""
+    return link.locator('[data-testid="stMarkdownContainer"]').inner_text()
+
+
 def sidebar_links(page) -> list:
     """The sidebar menu's page links, once the browser has drawn them."""
     page.locator(SIDEBAR_LINKS).first.wait_for(state="attached", timeout=EXPECT_TIMEOUT)

@@ -26,6 +26,7 @@ from browser import (
     chart_y,
     first_screen_holds_the_first_figure,
     go_to,
+    menu_label,
     no_exception,
     nudge_slider,
     open_page,
@@ -303,7 +304,7 @@ def test_the_sidebar_menu_lists_the_path_as_one_list_and_follows_a_click(server,
     menu = page.get_by_role("navigation").get_by_role("list")
     expect(menu.get_by_role("listitem")).to_have_count(len(STEPS))
     links = sidebar_links(page)
-    assert [link.inner_text().split("\n")[-1] for link in links] == [s.label for s in STEPS]
+    assert [menu_label(link) for link in links] == [s.label for s in STEPS]
     marks = [TIER_ICONS[tier].split("/")[1].rstrip(":") for tier, ss in TIERS.items() for _ in ss]
     shown = [link.locator('[data-testid="stIconMaterial"]').inner_text() for link in links]
     assert shown == marks

@@ -31,6 +31,7 @@ from browser import (
     TITLE,
     close_sidebar,
     first_screen_holds_the_first_figure,
+    menu_label,
     no_exception,
     open_page,
     open_sidebar,
@@ -101,7 +102,7 @@ def menu_link(teacher, label: str):
     """The sidebar menu's link to a page, the sidebar opened first if presenter mode has
     closed it, as a teacher at a projector does."""
     open_sidebar(teacher)
-    (link,) = [a for a in sidebar_links(teacher) if a.inner_text() == label]
+    (link,) = [a for a in sidebar_links(teacher) if menu_label(a) == label]
     return link
 
 

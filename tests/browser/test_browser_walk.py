@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from browser import open_page, open_sidebar, sidebar_links, walk_failure
+from browser import menu_label, open_page, open_sidebar, sidebar_links, walk_failure
 from walk import Walker
 
 ROUNDS = 4  # page switches
@@ -36,7 +36,7 @@ def test_a_random_walk_across_pages_carries_state_and_never_shows_an_exception(
         open_sidebar(page)
         links = sidebar_links(page)
         link = rng.choice(links)
-        walker.trail.append(f"sidebar: {link.inner_text()!r}")
+        walker.trail.append(f"sidebar: {menu_label(link)!r}")
         before = reruns.finished
         link.click()
         reruns.wait_for_more_than(before, page, timeout=90)
