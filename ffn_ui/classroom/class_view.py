@@ -57,15 +57,26 @@ class Content:
         record = json.loads(text)
         self.heading: str = record["heading"]
         self.items: list[tuple[SharedFigure, str] | dict] = [
-            (SharedFigure(json.loads(item["figure"])), item["alt"])
+            (SharedFigure(json.loads(item["figure"])), str(item["alt"]))
             if "figure" in item
-            else item["question"]
+            else asked(item["question"])
             for item in record["items"]
         ]
 
     @property
     def figures(self) -> int:
         return sum(isinstance(item, tuple) for item in self.items)
+
+
+def asked(question: dict) -> dict:
+    """A recorded question, checked to have what the view draws (raises ValueError)."""
+    texts = (question.get("key"), question.get("qid"), question.get("text"))
+    options = question.get("options")
+    if not all(isinstance(t, str) for t in texts) or not (
+        isinstance(options, list) and all(isinstance(o, str) for o in options)
+    ):
+        raise ValueError("not a question this view can ask")
+    return question
 
 
 _kept: OrderedDict[tuple[str, str], Content] = OrderedDict()
@@ -85,7 +96,10 @@ def parsed(code: str, digest: str) -> Content | None:
         return None
     if not text or digest_of(text) != digest:
         return None
-    content = Content(text)
+    try:
+        content = Content(text)
+    except (ValueError, KeyError, TypeError):  # not this version's form (another release
+        return None  # writing to the same Redis, say): the page is followed whole
     with _lock:
         _kept[(code, digest)] = content
         while len(_kept) > KEPT:

@@ -14,6 +14,7 @@ from helpers import BUILD_IT, GLOSSARY, NEURONS, TRAPS, open_page
 from ffn_ui.classroom import class_view
 from ffn_ui.classroom import store as room_store
 from ffn_ui.classroom.follow import TEACHER, VIEWED, store
+from ffn_ui.classroom.recording import digest_of
 from ffn_ui.page.display import IN_NUMBERS
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
@@ -129,3 +130,23 @@ def test_a_revealed_answer_waits_on_a_follower_page_until_the_teacher_draws_it()
     student.run()
     assert not student.exception
     assert any(class_view.WAITING in i.value for i in student.info)
+
+
+def test_content_the_view_cannot_read_leaves_the_class_on_the_whole_page():
+    """A record in another form (a server of another release sharing the Redis, say) is
+    never an exception on every student's page: they follow the whole page."""
+    teacher, code = start_class()
+    key = teacher.session_state[TEACHER][1]
+    _, view = store().view(code)
+    malformed = [
+        '{"heading": "x"}',
+        '{"heading": "x", "items": [{"figure": "{\\"data\\": 3}", "alt": ""}]}',
+        '{"heading": "x", "items": [{"figure": "{\\"data\\": []}", "alt": "a figure"}, '
+        '{"question": {"key": "guess_home"}}]}',
+    ]
+    for text in malformed:
+        store().share(code, key, text)
+        store().show(code, key, {**view, "content": digest_of(text)})
+        student = open_page(None, {"room": code})
+        assert not student.exception and not viewing(student), text
+        assert "d_ff" in toy_controls(student)
