@@ -2,8 +2,8 @@
 drawn from what the teacher's page drew (ffn_ui/classroom/recording.py), with the
 student's own vote; the page's script does not run in the student's session.
 
-    app.py:   shown = class_content(look)   # None: follow with the whole page, as before
-              class_view(look, shown) if shown else page.run()
+    app.py:   content = class_content(followed())  # None: follow with the whole page
+              class_view(page.title, content) if content else page.run()
 
 A page's figures are built once, by the teacher's page; each server process reads a
 version's text from the room store once and keeps the figures it makes from it
@@ -55,7 +55,7 @@ class Content:
 
     def __init__(self, text: str):
         record = json.loads(text)
-        self.heading: str = record["heading"]
+        self.heading = str(record["heading"])
         self.items: list[tuple[SharedFigure, str] | dict] = [
             (SharedFigure(json.loads(item["figure"])), str(item["alt"]))
             if "figure" in item
@@ -137,7 +137,7 @@ def class_view(page: str, content: Content) -> None:
             fig, alt = item
             if presenter or st.session_state.get("contrast"):
                 fig = go.Figure(fig.to_dict())  # restyled for this page alone
-            draw(fig, alt, presenter, in_place=False, key=f"class_figure_{number}")
+            draw(fig, alt, presenter, words_below=False, key=f"class_figure_{number}")
             title = fig.layout.title.text
             named = f"Figure {len(words) + 1}" + (f", {title}" if title else "")
             words.append(f"{named}: {alt}")

@@ -38,6 +38,7 @@ class Recorder:
         text = json.dumps(
             {"heading": self.heading, "items": self.items}, sort_keys=True, ensure_ascii=False
         )
+        self.items = []  # the session keeps the recorder, not its figures
         return digest_of(text), text
 
 

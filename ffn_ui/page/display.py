@@ -30,13 +30,13 @@ def show(fig: go.Figure, presenter: bool, **kwargs) -> None:
     draw(fig, alt, presenter, **kwargs)
 
 
-def draw(fig: go.Figure, alt: str, presenter: bool, in_place: bool = True, **kwargs) -> None:
+def draw(fig: go.Figure, alt: str, presenter: bool, words_below: bool = True, **kwargs) -> None:
     """The figure, and under it `alt`, the figure in numbers, as plain text (no Markdown:
     the labels may be a visitor's words). In presenter mode every text in the figure grows
     with the page's: the hover labels, the ticks (set here, not left to the chart theme),
     and an axis that set a smaller size of its own (an inset) in proportion. The figure
-    is changed in place. With `in_place` False, `alt` is only the chart's accessible name,
-    and the caller shows the words elsewhere (the class view, all at its end)."""
+    is changed in place. With `words_below` False, `alt` is only the chart's accessible
+    name, and the caller shows the words elsewhere (the class view, all at its end)."""
     if st.session_state.get("contrast", False):
         bolder(fig)
     if presenter:
@@ -51,7 +51,7 @@ def draw(fig: go.Figure, alt: str, presenter: bool, in_place: bool = True, **kwa
             else:
                 axis.tickfont.size = PRESENTER_TICKS
     kwargs.setdefault("config", CHART_CONFIG)
-    if in_place:
+    if words_below:
         st.plotly_chart(fig, **kwargs)
         st.text(f"{IN_NUMBERS}{alt}")
     else:  # the words are the chart's name for a screen reader; the page shows them later
