@@ -148,11 +148,15 @@ def rng():
 
 @pytest.fixture
 def fresh_caches():
-    """Streamlit's caches outlive an AppTest; start each page test from empty ones."""
+    """Streamlit's caches outlive an AppTest; start each page test from empty ones, and
+    from an empty room store (the process keeps it outside the caches)."""
     import streamlit as st
+
+    from ffn_ui.classroom.follow import store
 
     st.cache_data.clear()
     st.cache_resource.clear()
+    store.forget()
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ from ffn_ui.controls.url import literal
 from ffn_ui.models.install import Offer, files_or_instructions
 from ffn_ui.page.shared_arrays import read_only
 from ffn_ui.parts.real_model.tables import activations_csv
+from ffn_ui.process_wide import once_per_process
 
 log = logging.getLogger(__name__)
 OFFER = Offer(
@@ -90,15 +91,13 @@ def apply_preset(name: str) -> None:
     )
 
 
-@st.cache_resource(max_entries=1, show_spinner="Loading all-MiniLM-L6-v2 (91 MB) …")
+@once_per_process(spinner="Loading all-MiniLM-L6-v2 (91 MB) …")
 def minilm() -> MiniLM:
     """Read once per server process; its arrays are read-only, so sessions can share it."""
     return load_minilm()
 
 
-@st.cache_resource(
-    max_entries=1, show_spinner="Running the model over its corpus of short sentences, once …"
-)
+@once_per_process(spinner="Running the model over its corpus of short sentences, once …")
 def corpus_top_tokens() -> TopTokens:
     """The shipped index when it fits these weights (no work), else made here, once."""
     model, sentences = minilm(), load_corpus()

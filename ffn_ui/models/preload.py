@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-import streamlit as st
+from ffn_ui.process_wide import once_per_process
 
 PRELOAD = "FFN_PRELOAD_MODELS"
 
@@ -26,7 +26,7 @@ def wanted() -> bool:
     return os.environ.get(PRELOAD, "").strip() == "1"
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@once_per_process()
 def preload() -> threading.Thread | None:
     """Once per process, when asked for: start loading both models in the background."""
     if not wanted():

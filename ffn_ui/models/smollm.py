@@ -22,6 +22,7 @@ from ffn_core.models.sources import SMOLLM
 from ffn_core.softmax import softmax
 from ffn_ui.models.install import Offer, files_or_instructions
 from ffn_ui.page.shared_arrays import read_only
+from ffn_ui.process_wide import once_per_process
 
 log = logging.getLogger(__name__)
 OFFER = Offer(
@@ -64,7 +65,7 @@ def apply_preset(name: str) -> None:
     st.session_state.update(lm_text=preset.text, lm_layer=preset.layer)
 
 
-@st.cache_resource(max_entries=1, show_spinner="Loading SmolLM2-135M (93 MB file, 540 MB) …")
+@once_per_process(spinner="Loading SmolLM2-135M (93 MB file, 540 MB) …")
 def smollm() -> LanguageModel:
     """Read once per server process; its arrays are read-only, so sessions can share it."""
     return load_smollm()

@@ -22,21 +22,23 @@ import ctypes.util
 import platform
 import time
 
-import streamlit as st
 from streamlit import runtime
 from threadpoolctl import threadpool_limits
 
 from ffn_ui.models.preload import preload
+from ffn_ui.process_wide import once_per_process
+from ffn_ui.streamlit_internals import refuse_clear_cache
 
 SESSION_UPLOADS = 2  # the uploader's file, and one being replaced
 TRIM_EVERY = 5.0  # seconds between two hand-backs of freed memory
 _last_trim = 0.0
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@once_per_process()
 def configure_process() -> None:
-    """Once per process: products on one BLAS thread."""
+    """Once per process: products on one BLAS thread, no visitor clearing every cache."""
     threadpool_limits(limits=1, user_api="blas")
+    refuse_clear_cache()
     if runtime.exists():
         bound_uploads(runtime.get_instance().uploaded_file_mgr)
     preload()  # the real models, ahead of need, when FFN_PRELOAD_MODELS=1
@@ -60,7 +62,7 @@ def bound_uploads(manager) -> None:
     manager.add_file = add_and_bound
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@once_per_process()
 def c_library():
     """glibc, or None elsewhere (macOS, musl): there the hand-back is skipped."""
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":

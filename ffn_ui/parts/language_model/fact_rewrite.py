@@ -15,11 +15,12 @@ from ffn_core.models.smollm.prepared_facts import Outcome, key, load_outcomes
 from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_select, literal
 from ffn_ui.models import smollm as lm
+from ffn_ui.process_wide import once_per_process
 
 BLOCKS = [str(layer + 1) for layer in LAYERS]  # as the page names them, from 1
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@once_per_process()
 def outcomes() -> dict[str, Outcome]:
     """Every prepared rewrite's outcome, read once per process (a few kB)."""
     return load_outcomes()

@@ -1,0 +1,50 @@
+"""Each hook into Streamlit's private parts (ffn_ui/streamlit_internals.py), checked so that
+an upgrade of Streamlit that moves what it relies on fails here, naming the hook."""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.runtime.app_session import AppSession
+
+from ffn_ui import streamlit_internals as internals
+
+
+class Bare(AppSession):
+    """An AppSession made without a server: handle_backmsg reads nothing else of it for a
+    clear_cache message, and there is nothing to tidy when it goes."""
+
+    def __del__(self) -> None:
+        pass
+
+
+def test_hook_clear_cache_the_server_ignores_a_visitors_clear_cache_message(monkeypatch):
+    handler = internals.HANDLER
+    assert callable(getattr(AppSession, handler, None)), f"AppSession.{handler} is gone"
+    monkeypatch.setattr(AppSession, handler, getattr(AppSession, handler))  # undone after
+    made = []
+
+    @st.cache_resource(max_entries=1)
+    def kept() -> list:
+        made.append(1)
+        return made
+
+    kept()
+    assert internals.refuse_clear_cache()
+    session = object.__new__(Bare)
+    msg = BackMsg()
+    msg.clear_cache = True
+    session.handle_backmsg(msg)  # as the server does with a visitor's message
+    kept()
+    assert made == [1], f"a clear_cache message still clears the caches ({handler})"
+
+
+def test_hook_clear_cache_is_what_the_message_calls(monkeypatch):
+    """The message reaches the handler the app replaces, and nothing else clears."""
+    called = []
+    monkeypatch.setattr(AppSession, internals.HANDLER, lambda self: called.append(self))
+    session = object.__new__(Bare)
+    msg = BackMsg()
+    msg.clear_cache = True
+    session.handle_backmsg(msg)
+    assert called == [session], f"clear_cache no longer goes to AppSession.{internals.HANDLER}"
