@@ -83,13 +83,25 @@ def literal(value: object) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+MAX_NUMBER_CHARS = 32  # a number's text in the address: longer is no number a control takes
+
+
 def parse_number(raw: str, low: float, high: float, integer: bool = False) -> float | None:
-    """The number in raw if it is finite, within [low, high] (and whole if asked), else None."""
+    """The number in raw if it is finite, within [low, high] (and whole if asked), else None.
+
+    A whole number of any length is a valid Python int, which math.isfinite and float()
+    cannot take (OverflowError), and reading a very long one costs time: so a text longer
+    than any number a control takes is refused before it is read, and an int is compared,
+    never converted."""
+    if len(raw) > MAX_NUMBER_CHARS:
+        return None
     try:
         value = int(raw) if integer else float(raw)
     except (ValueError, OverflowError):
         return None
-    return value if math.isfinite(value) and low <= value <= high else None
+    if not integer and not math.isfinite(value):
+        return None
+    return value if low <= value <= high else None
 
 
 def settle(

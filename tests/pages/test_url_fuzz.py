@@ -26,7 +26,9 @@ from helpers import (
 
 from ffn_ui.controls.url import REGISTRY_KEY
 
+# Values a link may hold; the long numbers once crashed every page (OverflowError).
 FUZZ = ["", "abc", "nan", "inf", "-1", "1e308", "3.5", "x" * 400]
+FUZZ += ["9" * 310, "-" + "9" * 310, "1e999", "-0"]
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -40,7 +42,7 @@ def accepts(rule: tuple, raw: str) -> bool:
             value = int(raw) if integer else float(raw)
         except ValueError:
             return False
-        return math.isfinite(value) and low <= value <= high
+        return (integer or math.isfinite(value)) and low <= value <= high
     if kind == "choice":
         return raw in rule[1]
     if kind == "bool":

@@ -70,3 +70,21 @@ def test_a_bad_address_value_in_an_open_session_gets_a_note_for_every_bound_key(
 def test_the_pages_bind_at_least_45_settings_to_the_address():
     """What the test above covers, page by page: every bound key, once."""
     assert sum(len(keys) for keys in bound_keys().values()) >= 45
+
+
+LONG_NUMBERS = ["9" * 310, "-" + "9" * 310, "1e999", "nan", "-0"]
+
+
+@pytest.mark.parametrize("raw", LONG_NUMBERS, ids=["310 nines", "-310 nines", "1e999", "nan", "-0"])
+def test_a_session_keeping_a_long_number_in_every_key_visits_every_page(server, raw):
+    """A 310-digit number once crashed every page (OverflowError in math.isfinite), and a
+    session that kept the address crashed on every page it opened: every numeric key of
+    every page carries `raw` in one link, and the session walks the whole menu."""
+    numeric = {key for group in bound_keys().values() for key, rule in group if rule[0] == "number"}
+    link = urlencode(dict.fromkeys(sorted(numeric), raw))
+    with Participant(server.port, link) as visitor:
+        notes_of(visitor, "Home")
+        for path in visitor.shown.pages:
+            visitor.go(path)
+            notes_of(visitor, path or "Home")
+            assert visitor.shown.headings, (path, "drew nothing")
