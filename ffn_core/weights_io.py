@@ -34,9 +34,14 @@ MAX_FILE_BYTES = 8_000_000
 # 2.2 MB in float64, so a zip bomb is refused before it is unpacked, and a slightly too
 # large model gets to hear the reason (check_upload_size) rather than this limit.
 MAX_UNPACKED_BYTES = MAX_FILE_BYTES
-# A weights file holds four arrays. Reading a zip's directory costs time per member (30,000
-# tiny members took 4-7 s), so the count is read from the directory's last record first.
+# A weights file holds four arrays (three for SwiGLU). Reading a zip's directory costs time
+# per member, so the members are counted in the directory's own bytes before zipfile reads it.
 MAX_MEMBERS = 8
+# An entry of a zip's directory is 46 bytes, then its name, extra fields and comment. NumPy's
+# entries name an array in a few characters and carry no extras (other zip tools add a few
+# dozen bytes: ZIP64 sizes, timestamps), so 512 bytes an entry leaves room for a long name,
+# and a directory of MAX_MEMBERS entries is at most a few KB, walked without zipfile.
+MAX_DIRECTORY_BYTES = MAX_MEMBERS * 512
 NAMED_EXTRAS = 5  # a refusal names at most this many unexpected arrays
 JSON_EXTRA_KEYS = {"orientation"}  # written by weights_to_json as a note for people
 JSON_DEPTH = 3  # {"W1": [[...]]}: an object of arrays of arrays
@@ -118,17 +123,19 @@ def check_upload_size(d_model: int, d_ff: int, matrices: int = 2) -> None:
 def read_npz(data: bytes) -> dict[str, np.ndarray]:
     """The arrays of an NPZ file, refusing pickles and anything too large once unpacked.
 
-    The zip directory is read first, so a small file that would unpack to gigabytes (a
-    zip bomb) is refused before any of it is decompressed; and before the directory, its
-    count of members, so that a file of thousands of tiny arrays costs no time either.
+    Before zipfile reads anything, check_zip_directory walks the zip's directory in the
+    file's own bytes: zipfile reads a whole directory, however many members the end record
+    claims, so a directory of thousands of tiny members, or one that lies about itself, is
+    refused before it costs time. Then the directory's sizes are read, so a small file that
+    would unpack to gigabytes (a zip bomb) is refused before any of it is decompressed.
     """
-    members = member_count(data)
-    if members > MAX_MEMBERS:
-        raise ValueError(f"it holds {members:,} arrays; a file holds {BOTH}")
+    check_zip_directory(data)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError) as err:
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as err:
+        # ValueError: a name that is not the UTF-8 its flag claims; NotImplementedError:
+        # an entry that asks for a zip version zipfile does not read.
         raise ValueError("not an NPZ (zip) file") from err
     if unpacked > MAX_UNPACKED_BYTES:
         raise ValueError(
@@ -139,37 +146,117 @@ def read_npz(data: bytes) -> dict[str, np.ndarray]:
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             return {name: npz[name] for name in npz.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError) as err:
         raise ValueError(
             "not a plain NPZ file of numeric arrays (pickled objects are refused)"
         ) from err
 
 
-EOCD = b"PK\x05\x06"  # the signature of a zip's end-of-central-directory record (22 bytes)
+EOCD = b"PK\x05\x06"  # the signature of a zip's end-of-central-directory record
+EOCD_BYTES = 22  # the record's fixed part; a comment of up to 65,535 bytes may follow
+ZIP64_LOCATOR = b"PK\x06\x07"  # 20 bytes just before the end record of a ZIP64 file
+ENTRY = b"PK\x01\x02"  # the signature of an entry of the central directory
+ENTRY_BYTES = 46  # an entry's fixed part; its name, extra fields and comment follow
+LOCAL_BYTES = 30  # a member's local header before its name and extra field
+# Flag bits 0 and 6 mark encryption, bit 5 patched data: zipfile refuses each with an error
+# of its own (RuntimeError, NotImplementedError), and NumPy writes none of them.
+ENCRYPTED_OR_PATCHED = 0x0001 | 0x0020 | 0x0040
+NUMPY_METHODS = frozenset({0, 8})  # stored and deflated: np.savez and np.savez_compressed
+NOT_A_ZIP = "not an NPZ (zip) file"
 
 
-def member_count(data: bytes) -> int:
-    """How many members a zip's directory lists, read from its last record without reading
-    the directory. The record sits in the last 22 bytes, or up to 65,535 bytes earlier when
-    the zip ends with a comment; 0 when there is none (zipfile then says it is no zip). A
-    ZIP64 file records 0xFFFF here and is counted as too many."""
-    start = data.rfind(EOCD, max(0, len(data) - 22 - 0xFFFF))
-    if start < 0 or len(data) - start < 22:
-        return 0
-    _disk_entries, total = struct.unpack_from("<HH", data, start + 8)
-    return total
+def end_record(data: bytes) -> int:
+    """Where the zip's end record starts, found as zipfile finds it.
+
+    zipfile takes the last 22 bytes when they are a record without a comment, or else the
+    last record signature in the final 64 KB; checking any other record would let a file
+    pass one check and be read by another. Refuses a file without one, and a record whose
+    comment does not end exactly where the file does (a record forged inside a comment).
+    """
+    tail = len(data) - EOCD_BYTES
+    if tail >= 0 and data[tail : tail + 4] == EOCD and data[-2:] == b"\0\0":
+        return tail
+    start = data.rfind(EOCD, max(0, tail - (1 << 16)))  # zipfile's window, to the byte
+    if start < 0 or start > tail:
+        raise ValueError(NOT_A_ZIP)
+    (comment,) = struct.unpack_from("<H", data, start + 20)
+    if start + EOCD_BYTES + comment != len(data):
+        raise ValueError(f"{NOT_A_ZIP}: its zip end record does not match the file's length")
+    return start
+
+
+def check_zip_directory(data: bytes) -> int:
+    """How many members the zip's directory holds, counted by walking the directory's own
+    bytes, never by the count its end record claims (the sender writes both).
+
+    Refuses, each before zipfile reads the directory: a ZIP64 file (a format for zips over
+    4 GB, which a weights file never needs; its records would move the directory elsewhere);
+    a directory larger than MAX_DIRECTORY_BYTES, or not exactly between the members and the
+    end record (zipfile would read it from somewhere else); an entry that runs past the
+    directory or points past it; encrypted members and compression NumPy does not write
+    (zipfile raises other errors for them); more than MAX_MEMBERS members; and a count in
+    the end record that differs from the entries there.
+    """
+    start = end_record(data)
+    if data[max(0, start - 20) : start].startswith(ZIP64_LOCATOR):
+        raise ValueError(
+            f"it is a ZIP64 file, a zip format for files over 4 GB; a weights file is at most "
+            f"{MAX_FILE_BYTES / 1e6:.0f} MB"
+        )
+    _, disk, disk_of_directory, on_disk, claimed, size, offset, _ = struct.unpack_from(
+        "<4s4H2LH", data, start
+    )
+    if size > MAX_DIRECTORY_BYTES:
+        raise ValueError(
+            f"its zip directory is {size:,} bytes, larger than a weights file's (at most "
+            f"{MAX_DIRECTORY_BYTES:,} for {MAX_MEMBERS} arrays)"
+        )
+    if disk or disk_of_directory or offset + size != start:
+        raise ValueError(f"{NOT_A_ZIP}: its zip directory is not where its end record says")
+    count, at = 0, offset
+    while at < start:
+        if at + ENTRY_BYTES > start or data[at : at + 4] != ENTRY:
+            raise ValueError(f"{NOT_A_ZIP}: its zip directory is damaged")
+        flags, method = struct.unpack_from("<HH", data, at + 8)
+        name, extra, comment = struct.unpack_from("<3H", data, at + 28)
+        (local,) = struct.unpack_from("<L", data, at + 42)
+        at += ENTRY_BYTES + name + extra + comment
+        count += 1
+        if at > start or local + LOCAL_BYTES > offset:
+            raise ValueError(f"{NOT_A_ZIP}: its zip directory is damaged")
+        if flags & ENCRYPTED_OR_PATCHED:
+            raise ValueError("its arrays are encrypted or patched; a weights file's are plain")
+        if method not in NUMPY_METHODS:
+            raise ValueError(
+                f"its arrays are compressed in a way NumPy does not write (zip method "
+                f"{method}); save them with np.savez or np.savez_compressed"
+            )
+    if count > MAX_MEMBERS:
+        raise ValueError(f"it holds {count:,} arrays; a file holds {BOTH}")
+    if on_disk != count or claimed != count:
+        raise ValueError(
+            f"{NOT_A_ZIP}: its zip directory lists {count:,} arrays where its end record "
+            f"says {claimed:,}"
+        )
+    return count
 
 
 def check_npy_headers(data: bytes) -> None:
     """Read each array's header (its dtype and shape) before any of its data.
 
     A header may claim any shape: a 181-byte file that says (10**12,) would make NumPy
-    try to allocate 8 TB. So the claimed size is checked against what an upload may hold.
+    try to allocate 8 TB. So the claimed size is checked against what an upload may hold,
+    and against the member's own unpacked size, so that all the arrays together never ask
+    for more memory than the file unpacks to. A member whose local header lies (another
+    name, a size that stops inside its data) is refused as not an array. Each member's
+    local header, whose extra field may take 64 KB, is read once, for at most MAX_MEMBERS
+    members.
     """
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         for info in archive.infolist():
-            with archive.open(info) as member:
-                try:
+            name = safe_name(info.filename.removesuffix(".npy"))
+            try:
+                with archive.open(info) as member:
                     version = np.lib.format.read_magic(member)
                     read_header = {
                         (1, 0): np.lib.format.read_array_header_1_0,
@@ -178,14 +265,24 @@ def check_npy_headers(data: bytes) -> None:
                     if read_header is None:
                         raise ValueError(f"unknown .npy version {version}")
                     shape, _, dtype = read_header(member, max_header_size=10_000)
-                except (ValueError, OSError, EOFError) as err:
-                    name = safe_name(info.filename.removesuffix(".npy"))
-                    raise ValueError(f"array {name} is not a plain .npy array") from err
+            except (
+                ValueError,
+                OSError,
+                EOFError,
+                zipfile.BadZipFile,
+                NotImplementedError,
+            ) as err:
+                raise ValueError(f"array {name} is not a plain .npy array") from err
             if dtype.hasobject:
                 raise ValueError("pickled objects are refused")
-            if np.prod(shape, dtype=np.float64) * dtype.itemsize > MAX_UNPACKED_BYTES:
-                name = safe_name(info.filename.removesuffix(".npy"))
+            claimed = np.prod(shape, dtype=np.float64) * dtype.itemsize
+            if claimed > MAX_UNPACKED_BYTES:
                 raise ValueError(f"array {name} claims shape {shape}, more than an upload holds")
+            if claimed > info.file_size:
+                raise ValueError(
+                    f"array {name} claims shape {shape}, more than its {info.file_size:,} "
+                    "bytes hold"
+                )
 
 
 def file_names(weights: dict[str, np.ndarray]) -> tuple[str, ...]:
@@ -233,7 +330,10 @@ def read_json(data: bytes) -> dict:
     Two checks run on the raw bytes before parsing: the nesting depth (100,000 nested
     lists exhaust Python's recursion) and the count of commas (12 million one-element
     lists took 1.6 GB as Python objects), so that parsing holds memory in proportion to
-    the numbers an upload may contain.
+    the numbers an upload may contain. Integers are read as floats, as the weights become
+    float64 anyway: Python's exact integers take time quadratic in their digits and refuse
+    more than 4,300 with a message about Python, where a float of any length is read in
+    one pass, and one beyond float64's range is infinite and refused as such.
     """
     raw = np.frombuffer(data, dtype=np.uint8)
     values = int(np.count_nonzero(raw == ord(",")))
@@ -250,7 +350,7 @@ def read_json(data: bytes) -> dict:
     if raw.size and depth.max() > JSON_DEPTH:
         raise ValueError(f"the JSON nests deeper than the {JSON_DEPTH} levels of a weights file")
     try:
-        arrays = json.loads(data.decode("utf-8"))
+        arrays = json.loads(data.decode("utf-8"), parse_int=float)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"not valid JSON: {err}") from err
     if not isinstance(arrays, dict):
