@@ -32,9 +32,16 @@ class Participant(Visitor):
     """One person's page on the server: it opens `page` with `query` as a link would."""
 
     def __init__(
-        self, port: int, query: str = "", page: str = "", timeout: float = 120, cookie: str = ""
+        self,
+        port: int,
+        query: str = "",
+        page: str = "",
+        timeout: float = 120,
+        cookie: str = "",
+        **connection,
     ):
-        super().__init__(port, timeout, cookie)
+        """`connection`: Visitor's `source` and `headers`."""
+        super().__init__(port, timeout, cookie, **connection)
         self.query, self.page_hash = query, ""
         self.due: dict[str, float] = {}  # fragment id: when the browser would rerun it
         self.fragments: dict[str, Seen] = {}  # fragment id: what its last own run showed
@@ -228,6 +235,12 @@ class Participant(Visitor):
 
     def next_due(self) -> float:
         return min(self.due.values(), default=time.monotonic() + 1)
+
+
+def xsrf_cookie(token: bytes, mask: bytes) -> str:
+    """Streamlit's XSRF cookie as a browser holds it: the token masked, version 2."""
+    masked = bytes(b ^ mask[k % 4] for k, b in enumerate(token))
+    return f"_streamlit_xsrf=2|{mask.hex()}|{masked.hex()}|1767225600"
 
 
 def as_text(value: object) -> str:

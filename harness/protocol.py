@@ -78,15 +78,26 @@ class Seen:
 class Visitor:
     """One session on the server, opened by connecting and closed on exit."""
 
-    def __init__(self, port: int, timeout: float = 120, cookie: str = "") -> None:
-        """`cookie`: the Cookie header a browser would send (its XSRF cookie, say)."""
+    def __init__(
+        self,
+        port: int,
+        timeout: float = 120,
+        cookie: str = "",
+        source: str = "",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """`cookie`: the Cookie header a browser would send (its XSRF cookie, say);
+        `source`: the loopback address to connect from (127.0.0.5, say: a visitor from
+        another address); `headers`: more headers to send, as a client may."""
         self.port = port
         self.timeout = timeout
+        sent = {**({"Cookie": cookie} if cookie else {}), **(headers or {})}
         connection = connect(
             f"ws://127.0.0.1:{port}/_stcore/stream",
             subprotocols=["streamlit"],
             max_size=None,
-            additional_headers={"Cookie": cookie} if cookie else None,
+            additional_headers=sent or None,
+            source_address=(source, 0) if source else None,
         )
         self.ws = connection.__enter__()  # the websockets API opens it as a context
         self.session_id = ""  # the server's name for this session, from its first message

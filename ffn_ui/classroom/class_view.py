@@ -31,7 +31,7 @@ from ffn_ui.page.display import draw
 from ffn_ui.page.setup import display_toggles, setup_page
 
 OWN_WORK = {"Build it"}  # pages whose point is what each student types: followed whole
-KEPT = 32  # versions whose figures a server process keeps, across all its classes
+KEPT = 32  # rooms whose newest figures a server process keeps
 FIGURES_IN_NUMBERS = "Each figure in words, with its numbers"
 WAITING = "The teacher has revealed the answer: it shows here within a few seconds."
 
@@ -79,31 +79,50 @@ def asked(question: dict) -> dict:
     return question
 
 
-_kept: OrderedDict[tuple[str, str], Content] = OrderedDict()
-_lock = threading.Lock()
+_kept: OrderedDict[str, tuple[str, Content]] = OrderedDict()  # room -> its newest version
+_lock = threading.Lock()  # guards _kept
+_making = threading.Lock()  # one version made at a time: its other followers wait for it
+
+
+def held(code: str, digest: str) -> Content | None:
+    with _lock:
+        version, content = _kept.get(code, ("", None))
+        if version != digest:
+            return None
+        _kept.move_to_end(code)
+        return content
 
 
 def parsed(code: str, digest: str) -> Content | None:
     """The content the room's view names, made once per server process; None when the
-    room holds none (or not yet the one named: the next version brings it)."""
-    with _lock:
-        if (code, digest) in _kept:
-            _kept.move_to_end((code, digest))
-            return _kept[(code, digest)]
-    try:
-        text = store().content(code)
-    except (RoomError, ClassConnectionError):
-        return None
-    if not text or digest_of(text) != digest:
-        return None
-    try:
-        content = Content(text)
-    except (ValueError, KeyError, TypeError):  # not this version's form (another release
-        return None  # writing to the same Redis, say): the page is followed whole
-    with _lock:
-        _kept[(code, digest)] = content
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+    room holds none (or not yet the one named: the next version brings it).
+
+    A process keeps the newest version of each of the last KEPT rooms its students
+    followed: a class's students all read its newest one, so other classes' changes do
+    not push it out, and the followers who ask for a new version while it is being made
+    wait for that one making instead of each making it again."""
+    content = held(code, digest)
+    if content is not None:
+        return content
+    with _making:
+        content = held(code, digest)  # made while this run waited
+        if content is not None:
+            return content
+        try:
+            text = store().content(code)
+        except (RoomError, ClassConnectionError):
+            return None
+        if not text or digest_of(text) != digest:
+            return None
+        try:
+            content = Content(text)
+        except (ValueError, KeyError, TypeError):  # not this version's form (another release
+            return None  # writing to the same Redis, say): the page is followed whole
+        with _lock:
+            _kept[code] = (digest, content)
+            _kept.move_to_end(code)
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
     return content
 
 

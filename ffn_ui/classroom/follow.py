@@ -49,6 +49,7 @@ from ffn_ui.classroom.store import (
 from ffn_ui.classroom.voter import voter
 from ffn_ui.controls.url import REGISTRY_KEY, bound_text, bound_toggle, forget_url_value, literal
 from ffn_ui.page.path import STEPS
+from ffn_ui.process_wide import once_per_process
 
 ROOM = "room"  # the class code's control and URL key
 FOLLOW = "follow"  # the student's "follow the teacher" toggle
@@ -75,10 +76,10 @@ TEACHER_SECONDS = 0.5  # how often the teacher's page publishes its settings
 STUDENT_SECONDS = 1.0  # how often a student's page looks for a newer version
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@once_per_process()
 def store() -> MemoryRoomStore | RedisRoomStore:
     """The rooms: in Redis when FFN_REDIS_URL is set (several server processes), else in
-    this process (Streamlit Community Cloud runs one)."""
+    this process (Streamlit Community Cloud runs one); never in a cache a visitor can clear."""
     url = os.environ.get("FFN_REDIS_URL")
     return RedisRoomStore(url) if url else MemoryRoomStore()
 
@@ -195,13 +196,11 @@ def start_class() -> None:
 
 
 def client_address() -> str:
-    """The address the teacher's browser connects from, as far as this server can tell:
-    behind a proxy that says so (FFN_TRUST_PROXY=1, as deploy/nginx.conf does), the address
-    it names in X-Real-IP."""
-    if os.environ.get("FFN_TRUST_PROXY") == "1":
-        real = st.context.headers.get("X-Real-IP")
-        if real:
-            return real
+    """The address the browser connects from, as far as this server can tell; "" for this
+    machine itself. Behind a proxy, it is the address the proxy saw: uvicorn, which
+    Streamlit runs on, reads it from X-Forwarded-For only when the connection comes from a
+    proxy it trusts (FORWARDED_ALLOW_IPS, 127.0.0.1 unless set, as deploy/nginx.conf runs),
+    and takes the last address that proxy added, so a client's own header changes nothing."""
     address = st.context.ip_address
     return address if isinstance(address, str) else ""
 

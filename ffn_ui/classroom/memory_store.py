@@ -1,6 +1,10 @@
 """Rooms in this server process, behind one lock: the store Streamlit Community Cloud
 uses, where one process serves everyone. It keeps the promises of ffn_ui/classroom/store.py
-(tests/ui/test_room_store.py runs the same tests on it and on the Redis store)."""
+(tests/ui/test_room_store.py runs the same tests on it and on the Redis store).
+
+Its memory is counted as it grows (`Room.weight`: the texts' characters, and ENTRY_BYTES
+for each vote, student and question) and held under MAX_STORE_BYTES: what would pass it
+first ends the rooms no student has used for a while, then is refused."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ class Room:
     key: str
     address: str
     heard: float  # when the teacher was last heard from
+    used: float  # when it was made, or a student last polled it
     version: int = 0
     view: str = "{}"
     content: str = ""  # what the teacher's page draws, for students' class views
@@ -31,6 +36,12 @@ class Room:
     recent: dict[str, deque] = field(default_factory=dict)  # voter -> times of their votes
     origin: dict[str, str] = field(default_factory=dict)  # voter in `recent` -> their address
 
+    def weight(self) -> int:
+        """What the room holds, as MAX_STORE_BYTES counts it."""
+        entries = len(self.questions) + len(self.present) + len(self.recent)
+        entries += sum(len(votes) for votes in self.votes.values())
+        return len(self.view) + len(self.content) + rules.ENTRY_BYTES * entries
+
 
 class MemoryRoomStore:
     """Rooms in this server process, behind one lock."""
@@ -40,6 +51,8 @@ class MemoryRoomStore:
     ):
         self.times, self.clock = durations, clock
         self.rooms: dict[str, Room] = {}
+        self.weights: dict[str, int] = {}  # each room's weight when it last changed
+        self.held = 0  # their sum
         self.lock = threading.Lock()
 
     def create(self, address: str = "") -> tuple[str, str]:
@@ -47,18 +60,50 @@ class MemoryRoomStore:
         with self.lock:
             now = self.clock()
             self.forget_ended(now)
-            live = [r for r in self.rooms.values() if now - r.heard <= self.times.away]
-            if address and sum(r.address == address for r in live) >= rules.ROOMS_PER_ADDRESS:
-                raise rules.RoomError(rules.FULL_ADDRESS)
-            if len(live) >= rules.MAX_ROOMS or len(self.rooms) >= rules.MAX_HELD:
+            live = [c for c, r in self.rooms.items() if now - r.heard <= self.times.away]
+            if address:
+                mine = [c for c in live if self.rooms[c].address == address]
+                if len(mine) >= rules.ROOMS_PER_ADDRESS and not self.end_idle(mine, now):
+                    raise rules.RoomError(rules.full_address(self.times.away))
+            if len(live) >= rules.MAX_ROOMS and not self.end_idle(live, now):
                 raise rules.RoomError(rules.full_server(self.times.away))
+            if len(self.rooms) >= rules.MAX_HELD and not self.end_idle(list(self.rooms), now):
+                raise rules.RoomError(rules.full_server(self.times.away))
+            self.make_way(rules.ENTRY_BYTES, now)
             code, key = rules.new_code(), secrets.token_urlsafe(rules.KEY_BYTES)
-            self.rooms[code] = Room(key=key, address=address, heard=now)
+            self.rooms[code] = Room(key=key, address=address, heard=now, used=now)
+            self.weigh(code)
             return code, key
 
     def forget_ended(self, now: float) -> None:
         for code in [c for c, r in self.rooms.items() if now - r.heard > self.times.gone]:
-            del self.rooms[code]
+            self.forget(code)
+
+    def forget(self, code: str) -> None:
+        del self.rooms[code]
+        self.held -= self.weights.pop(code, 0)
+
+    def weigh(self, code: str) -> None:
+        """Count the room's weight again, after a change."""
+        weight = self.rooms[code].weight()
+        self.held += weight - self.weights.get(code, 0)
+        self.weights[code] = weight
+
+    def end_idle(self, codes: list[str], now: float) -> bool:
+        """End the room among `codes` that students have left alone longest, if none has
+        used it for the idle time; whether one ended."""
+        idle = [c for c in codes if now - self.rooms[c].used > self.times.idle]
+        if not idle:
+            return False
+        self.forget(min(idle, key=lambda c: self.rooms[c].used))
+        return True
+
+    def make_way(self, more: int, now: float, keep: str = "") -> None:
+        """Make room for `more` counted bytes, ending idle rooms (never `keep`) if need be;
+        RoomError when that is not enough."""
+        while self.held + more > rules.MAX_STORE_BYTES:
+            if not self.end_idle([c for c in self.rooms if c != keep], now):
+                raise rules.RoomError(rules.FULL_STORE)
 
     def room(self, code: str, key: str | None = None) -> Room:
         """The held room, checking the teacher's key when one is needed (and then noting
@@ -87,9 +132,11 @@ class MemoryRoomStore:
         text = None if view is None else rules.view_json(view)
         with self.lock:
             room = self.room(code, key)
-            if text is not None and text != room.view:
-                room.version, room.view = room.version + 1, text
             now = self.clock()
+            if text is not None and text != room.view:
+                self.make_way(len(text) - len(room.view), now, keep=code)
+                room.version, room.view = room.version + 1, text
+                self.weigh(code)
             here = [f for when, f in room.present.values() if now - when <= self.times.present]
             return rules.Seen(room.version, len(here), sum(here), frozenset(room.revealed))
 
@@ -102,14 +149,25 @@ class MemoryRoomStore:
                 present = self.times.present
                 for gone in [v for v, (t, _) in room.present.items() if now - t > present]:
                     del room.present[gone]
-                if who in room.present or len(room.present) < rules.MAX_VOTERS:
+                room.used = now
+                counted = who in room.present or len(room.present) < rules.MAX_STUDENTS
+                if counted and who not in room.present:
+                    try:
+                        self.make_way(rules.ENTRY_BYTES, now, keep=code)
+                    except rules.RoomError:
+                        counted = False  # the student still sees the class, uncounted
+                if counted:
                     room.present[who] = (now, bool(following))
+                self.weigh(code)
             return rules.Look(room.version, json.loads(room.view), frozenset(room.revealed))
 
     def share(self, code: str, key: str, text: str) -> None:
         rules.check_content(text)
         with self.lock:
-            self.room(code, key).content = text
+            room = self.room(code, key)
+            self.make_way(len(text) - len(room.content), self.clock(), keep=code)
+            room.content = text
+            self.weigh(code)
 
     def content(self, code: str) -> str:
         with self.lock:
@@ -123,10 +181,13 @@ class MemoryRoomStore:
         rules.check_question(question, answers)
         with self.lock:
             room = self.room(code, key)
-            if question not in room.questions and len(room.questions) >= rules.MAX_QUESTIONS:
-                raise rules.RoomError(f"A class asks at most {rules.MAX_QUESTIONS} questions.")
+            if question not in room.questions:
+                if len(room.questions) >= rules.MAX_QUESTIONS:
+                    raise rules.RoomError(f"A class asks at most {rules.MAX_QUESTIONS} questions.")
+                self.make_way(rules.ENTRY_BYTES, self.clock(), keep=code)
             room.questions[question] = tuple(answers)
             room.votes.setdefault(question, {})
+            self.weigh(code)
 
     def vote(
         self, code: str, question: str, voter: str, answer: str | None, address: str = ""
@@ -149,14 +210,14 @@ class MemoryRoomStore:
             for who in [w for w, t in room.recent.items() if now - t[-1] > rate]:
                 del room.recent[who]  # nobody is kept who has not voted within the window
                 room.origin.pop(who, None)
-            if voter not in room.recent and len(room.recent) >= rules.MAX_VOTERS:
-                raise rules.RoomError(rules.FULL_ROOM)
+            if voter not in room.recent and len(room.recent) >= rules.MAX_STUDENTS:
+                raise rules.RoomError(rules.full_room())
             if (
                 address
                 and voter not in room.recent
                 and sum(a == address for a in room.origin.values()) >= rules.VOTERS_PER_ADDRESS
             ):
-                raise rules.RoomError(rules.CROWD)
+                raise rules.RoomError(rules.crowd())
             recent = room.recent.get(voter, deque())
             while recent and now - recent[0] > rate:
                 recent.popleft()
@@ -164,7 +225,8 @@ class MemoryRoomStore:
                 raise rules.RoomError(rules.RATE)
             votes = room.votes[question]
             if voter not in votes and answer is not None and len(votes) >= rules.MAX_VOTERS:
-                raise rules.RoomError(rules.FULL_QUESTION)
+                raise rules.RoomError(rules.full_question())
+            self.make_way(2 * rules.ENTRY_BYTES, now, keep=code)  # the vote, and its voter
             recent.append(now)  # kept only once the vote is taken: never an empty record
             room.recent[voter] = recent
             room.origin.setdefault(voter, address)
@@ -172,6 +234,7 @@ class MemoryRoomStore:
                 votes.pop(voter, None)
             else:
                 votes[voter] = answer
+            self.weigh(code)
 
     def tally(self, code: str, question: str) -> dict[str, int]:
         with self.lock:
@@ -192,4 +255,4 @@ class MemoryRoomStore:
     def end(self, code: str, key: str) -> None:
         with self.lock:
             self.room(code, key)
-            del self.rooms[code]
+            self.forget(code)

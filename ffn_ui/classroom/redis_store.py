@@ -14,9 +14,6 @@ from collections.abc import Callable, Sequence
 from ffn_ui.classroom import store as rules
 from ffn_ui.classroom.store import (
     CLOSED,
-    CROWD,
-    FULL_ADDRESS,
-    FULL_QUESTION,
     GONE,
     LOST,
     NOT_TEACHER,
@@ -48,25 +45,48 @@ from ffn_ui.classroom.store import (
 # the teacher's page draws (its content), for students' class views. An index, ffn:rooms, scores
 # each held room's code by when its teacher was last heard from.
 
-# A new room, unless the server or the address has as many as it may. KEYS: the index,
-# the room. ARGV: now, away seconds, gone seconds, most live rooms, most rooms per address,
-# most held rooms, code, teacher's key, address, gone in milliseconds.
+# A new room, unless the server or the address has as many as it may and none of those
+# rooms is idle (no student has used it for the idle time: then the longest idle ends to
+# make way). KEYS: the index, the room, the address's own index of rooms. ARGV: now, away
+# seconds, gone seconds, most live rooms, most rooms per address, most held rooms, code,
+# teacher's key, address, gone in milliseconds, idle seconds.
 CREATE_SCRIPT = """
 local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[3]))
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return 'full' end
-local live = redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[2]), '+inf')
-if #live >= tonumber(ARGV[4]) then return 'full' end
-if ARGV[9] ~= '' then
-    local mine = 0
-    for _, code in ipairs(live) do
-        if redis.call('HGET', 'ffn:room:' .. code, 'address') == ARGV[9] then mine = mine + 1 end
+local idle_since = now - tonumber(ARGV[11])
+local function end_idle(codes)
+    local best, best_used = nil, nil
+    for _, code in ipairs(codes) do
+        local used = tonumber(redis.call('HGET', 'ffn:room:' .. code, 'used') or '0')
+        if used < idle_since and (best == nil or used < best_used) then
+            best, best_used = code, used
+        end
     end
-    if mine >= tonumber(ARGV[5]) then return 'address' end
+    if best == nil then return false end
+    local room = 'ffn:room:' .. best
+    local address = redis.call('HGET', room, 'address')
+    redis.call('DEL', room, room .. ':questions', room .. ':present', room .. ':following')
+    redis.call('ZREM', KEYS[1], best)
+    if address and address ~= '' then redis.call('ZREM', 'ffn:rooms:from:' .. address, best) end
+    return true
 end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[3]))
+local live_since = now - tonumber(ARGV[2])
+if ARGV[9] ~= '' then
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[3]))
+    local mine = redis.call('ZRANGEBYSCORE', KEYS[3], live_since, '+inf')
+    if #mine >= tonumber(ARGV[5]) and not end_idle(mine) then return 'address' end
+end
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], live_since, '+inf')
+if #live >= tonumber(ARGV[4]) and not end_idle(live) then return 'full' end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6])
+    and not end_idle(redis.call('ZRANGE', KEYS[1], 0, -1)) then return 'full' end
 redis.call('ZADD', KEYS[1], now, ARGV[7])
+if ARGV[9] ~= '' then
+    redis.call('ZADD', KEYS[3], now, ARGV[7])
+    redis.call('PEXPIRE', KEYS[3], ARGV[10])
+end
 redis.call('HSET', KEYS[2], 'key', ARGV[8], 'address', ARGV[9], 'version', 0, 'view', '{}',
-           'revealed', '[]')
+           'revealed', '[]', 'used', ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[10])
 return 'ok'
 """
@@ -79,6 +99,12 @@ SHOW_SCRIPT = """
 if redis.call('EXISTS', KEYS[2]) == 0 then return {-1, 0, 0, '[]'} end
 local now = tonumber(ARGV[1])
 redis.call('ZADD', KEYS[1], 'XX', now, ARGV[5])
+local address = redis.call('HGET', KEYS[2], 'address')
+if address and address ~= '' then
+    local mine = 'ffn:rooms:from:' .. address
+    redis.call('ZADD', mine, 'XX', now, ARGV[5])
+    redis.call('PEXPIRE', mine, ARGV[2])
+end
 for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], 'view') ~= ARGV[3] then
     redis.call('HSET', KEYS[2], 'view', ARGV[3])
@@ -90,10 +116,12 @@ return {tonumber(room[1]), redis.call('ZCOUNT', KEYS[4], since, '+inf'),
         redis.call('ZCOUNT', KEYS[5], since, '+inf'), room[2]}
 """
 
-# A student's poll: note that they are present (and whether they follow). KEYS: the
-# room's students, its followers. ARGV: now, present seconds, voter, follows ('1' or '0'),
-# most students.
+# A student's poll: note that they are present (and whether they follow), and that the
+# room is in use. KEYS: the room's students, its followers, the room. ARGV: now, present
+# seconds, voter, follows ('1' or '0'), most students.
 PRESENT_SCRIPT = """
+if redis.call('EXISTS', KEYS[3]) == 0 then return 'gone' end
+redis.call('HSET', KEYS[3], 'used', ARGV[1])
 local since = tonumber(ARGV[1]) - tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. since)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. since)
@@ -164,14 +192,13 @@ redis.call('HSET', KEYS[1], 'content', ARGV[1])
 return 'ok'
 """
 
-REFUSALS = {  # what a script answers -> what the person is told
-    "gone": (RoomGoneError, GONE),
-    "unknown": (RoomError, UNKNOWN),
-    "closed": (RoomError, CLOSED),
-    "rate": (RoomError, RATE),
-    "crowd": (RoomError, CROWD),
-    "full": (RoomError, FULL_QUESTION),
-    "address": (RoomError, FULL_ADDRESS),
+REFUSALS = {  # what a script answers -> what the person is told (read when told)
+    "gone": (RoomGoneError, lambda: GONE),
+    "unknown": (RoomError, lambda: UNKNOWN),
+    "closed": (RoomError, lambda: CLOSED),
+    "rate": (RoomError, lambda: RATE),
+    "crowd": (RoomError, rules.crowd),
+    "full": (RoomError, rules.full_question),
 }
 
 
@@ -183,7 +210,7 @@ def ms(seconds: float) -> int:
 def refused(result: str) -> None:
     if result != "ok":
         error, message = REFUSALS[result]
-        raise error(message)
+        raise error(message())
 
 
 class RedisRoomStore:
@@ -237,6 +264,7 @@ class RedisRoomStore:
             "votes": f"{room}:votes:{question}",
             "rate": f"{room}:rate:{voter}",
             "from": f"{room}:from:{address}",
+            "rooms from": f"ffn:rooms:from:{address}",
         }
 
     def create(self, address: str = "") -> tuple[str, str]:
@@ -244,9 +272,13 @@ class RedisRoomStore:
         limits = [self.times.away, self.times.gone, rules.MAX_ROOMS, rules.ROOMS_PER_ADDRESS]
         address = address[: rules.MAX_ADDRESS_CHARS]
         args = [time.time(), *limits, rules.MAX_HELD, code, key, address, ms(self.times.gone)]
-        made = self.reaching(self.create_script, [rules.ROOMS, self.keys(code)["room"]], args)
+        names = self.keys(code, address=address)
+        keys = [rules.ROOMS, names["room"], names["rooms from"]]
+        made = self.reaching(self.create_script, keys, [*args, self.times.idle])
         if made == "full":
             raise RoomError(full_server(self.times.away))
+        if made == "address":
+            raise RoomError(rules.full_address(self.times.away))
         refused(made)
         return code, key
 
@@ -297,9 +329,9 @@ class RedisRoomStore:
         if who:
             check_voter(who)
             follows = "1" if following else "0"
-            args = [time.time(), self.times.present, who, follows, rules.MAX_VOTERS]
+            args = [time.time(), self.times.present, who, follows, rules.MAX_STUDENTS]
             try:
-                self.present_script([names["present"], names["following"]], args)
+                self.present_script([names["present"], names["following"], names["room"]], args)
             except self.unwritable:
                 pass  # a full store still shows the class; only the teacher's count misses one
             except self.lost as err:
@@ -381,8 +413,11 @@ class RedisRoomStore:
 
     def end(self, code: str, key: str) -> None:
         self.teacher(code, key)
-        pattern = f"{self.keys(code)['room']}*"  # the room and all that belongs to it
+        room = self.keys(code)["room"]
+        address = self.reaching(self.redis.hget, room, "address") or ""
+        pattern = f"{room}*"  # the room and all that belongs to it
         names = self.reaching(lambda: list(self.redis.scan_iter(match=pattern, count=1000)))
         with self.redis.pipeline() as pipe:
             pipe.delete(*names).zrem(rules.ROOMS, code)
+            pipe.zrem(self.keys(code, address=address)["rooms from"], code)
             self.reaching(pipe.execute)

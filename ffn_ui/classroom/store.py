@@ -28,16 +28,22 @@ The rules, the same in both:
 - A room lives while its teacher's page is open: it ends TEACHER_GONE_SECONDS after the
   teacher was last heard from (their page publishes twice a second), or when they end it.
   Students' polls do not keep it alive.
-- At most MAX_ROOMS rooms whose teacher was heard within TEACHER_AWAY_SECONDS are live at
-  once, at most ROOMS_PER_ADDRESS of them started from one address, and at most
-  MAX_HELD rooms are held in all.
+- Rooms are small, so a server holds thousands: at most MAX_ROOMS whose teacher was heard
+  within TEACHER_AWAY_SECONDS are live at once, at most ROOMS_PER_ADDRESS of them started
+  from one address (a school's teachers share one), and at most MAX_HELD in all. When a
+  new room would pass a cap, the room under that cap that no student has used for
+  IDLE_SECONDS (and that is older than that) ends to make way, the longest idle first:
+  rooms held by sessions with no class in them cannot keep a teacher out, and a class
+  with students is never ended for another. Only when no room is idle is a new one refused.
+- A session teaches one room at a time (ffn_ui/classroom/follow.py).
 - A student counts as present for PRESENT_SECONDS after their last poll.
 - A vote is one per voter and question (a new one replaces the last), only for a question
   the teacher asked, only one of its answers, only until the teacher reveals it, and at
   most VOTES_PER_MINUTE from one voter; at most VOTERS_PER_ADDRESS voters vote within a
-  minute from one address (a script that invents voters is slowed, a class behind one
-  school address is not). Every size is capped, so no visitor can grow the server's
-  memory without bound.
+  minute from one address (a script that invents voters is slowed, a lecture hall behind
+  one school address is not). Every size is capped, and the in-process store holds at most
+  MAX_STORE_BYTES of rooms in all (Redis has its own maxmemory), ending idle rooms first,
+  so no visitor can grow the server's memory without bound.
 """
 
 from __future__ import annotations
@@ -57,20 +63,24 @@ TEACHER_GONE_SECONDS = 600  # a room ends 10 minutes after its teacher was last 
 TEACHER_AWAY_SECONDS = 90  # a room counts against MAX_ROOMS while its teacher is this recent
 PRESENT_SECONDS = 5.0  # a student is in the room this long after their last poll
 ROOM_SECONDS = 3 * 3600  # how long a room's questions and votes are kept at most
-MAX_ROOMS = 200  # rooms live at once
-ROOMS_PER_ADDRESS = 5  # live rooms started from one address
+MAX_ROOMS = 2_000  # rooms live at once
+ROOMS_PER_ADDRESS = 20  # live rooms started from one address: a school's teachers share one
 MAX_HELD = 2 * MAX_ROOMS  # rooms held at once, live or waiting to end
+IDLE_SECONDS = 600  # a room no student has used for this long may end to make way for another
 MAX_VIEW_CHARS = 16_000  # the teacher's page and settings, as JSON (edited weights included)
 MAX_CONTENT_CHARS = 600_000  # what the teacher's page draws for a class view, as JSON
 MAX_QUESTION_CHARS = 120  # a question's id
 MAX_ANSWER_CHARS = 80  # one answer
 MAX_ANSWERS = 12  # answers of one question
 MAX_QUESTIONS = 100  # questions one room has asked
-MAX_VOTERS = 1000  # voters counted on one question, and students one room keeps track of
+MAX_VOTERS = 1000  # voters counted on one question
+MAX_STUDENTS = 1000  # students one room keeps track of
 MAX_VOTER_CHARS = 64  # a voter's id (a session's, made by the server)
 MAX_ADDRESS_CHARS = 64  # an address, as the server saw it
 VOTES_PER_MINUTE = 20  # from one voter in one room
-VOTERS_PER_ADDRESS = 150  # voters voting within RATE_SECONDS from one address: a lecture fits
+VOTERS_PER_ADDRESS = 500  # voters voting within RATE_SECONDS from one address: a hall fits
+MAX_STORE_BYTES = 150_000_000  # what the in-process store holds in all, as `weight` counts it
+ENTRY_BYTES = 200  # a vote, a student or a question, as held in Python (measured by a test)
 RATE_SECONDS = 60  # the window VOTES_PER_MINUTE and VOTERS_PER_ADDRESS count in
 ROOMS = "ffn:rooms"  # Redis: every held room's code, scored by when its teacher was heard
 
@@ -97,12 +107,26 @@ NOT_TEACHER = "Only the teacher's session can change what the class sees."
 UNKNOWN = "The teacher has not asked that question, or that is not one of its answers."
 CLOSED = "The teacher has revealed this answer; answers to it are closed."
 RATE = "Too many votes in a minute; wait a moment, then vote again."
-CROWD = (
-    f"{VOTERS_PER_ADDRESS} students from your network voted in the last minute, its most; "
-    "wait a moment, then vote again."
+FULL_STORE = (
+    "This server holds as much of its classes as it can; a room frees as soon as a "
+    "teacher ends a class."
 )
-FULL_QUESTION = f"This question has counted {MAX_VOTERS:,} voters, its most."
-FULL_ROOM = f"This class keeps track of {MAX_VOTERS:,} students, its most."
+
+
+def crowd() -> str:
+    """The caps are read when a message is shown, so that a lowered cap says its number."""
+    return (
+        f"{VOTERS_PER_ADDRESS} students from your network voted in the last minute, its "
+        "most; wait a moment, then vote again."
+    )
+
+
+def full_question() -> str:
+    return f"This question has counted {MAX_VOTERS:,} voters, its most."
+
+
+def full_room() -> str:
+    return f"This class keeps track of {MAX_STUDENTS:,} students, its most."
 
 
 def full_server(seconds: float) -> str:
@@ -113,11 +137,12 @@ def full_server(seconds: float) -> str:
     )
 
 
-FULL_ADDRESS = (
-    f"Your address already runs {ROOMS_PER_ADDRESS} classes, its most. End one of them (its "
-    f"page's “End the class”), or close its page: its room frees within "
-    f"{round(TEACHER_AWAY_SECONDS / 60 + 0.5)} min."
-)
+def full_address(seconds: float) -> str:
+    return (
+        f"Your address already runs {ROOMS_PER_ADDRESS} classes, its most. End one of them "
+        f"(its page's “End the class”), or close its page: its room frees within "
+        f"{max(1, round(seconds / 60))} min."
+    )
 
 
 def new_code() -> str:
@@ -179,6 +204,7 @@ class Durations:
     away: float = TEACHER_AWAY_SECONDS  # within this, the room counts against MAX_ROOMS
     present: float = PRESENT_SECONDS  # after a student's last poll, they still count
     rate: float = RATE_SECONDS  # the window VOTES_PER_MINUTE counts in
+    idle: float = IDLE_SECONDS  # a room unused by students this long may make way for another
     votes: float = ROOM_SECONDS  # Redis keeps a question's votes this long after the last
 
 

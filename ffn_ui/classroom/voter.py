@@ -16,11 +16,20 @@ VOTER = "class_voter"  # session only: this session's anonymous id in the class
 def voter() -> str:
     """This browser's anonymous id in a class, never shown: a digest of the token in the
     cookie Streamlit gives each browser (against cross-site requests), so that a second tab
-    or a reload votes as the same student. Without that cookie, the session's own id."""
+    or a reload votes as the same student. Every browser that loaded the app has that
+    cookie; a client without it is a script, and counts as one student per address (20
+    such sessions from one client once filled Build it's chart as 20 students). Without
+    the cookie or an address (this machine itself), the session's own id."""
     if VOTER not in st.session_state:
         token = browser_token(st.context.cookies.get(XSRF_COOKIE))
-        digest = hashlib.sha256(b"ffn-voter|" + token).hexdigest()[:24] if token else None
-        st.session_state[VOTER] = f"b-{digest}" if digest else secrets.token_urlsafe(12)
+        address = st.context.ip_address
+        if token:
+            who = "b-" + hashlib.sha256(b"ffn-voter|" + token).hexdigest()[:24]
+        elif isinstance(address, str) and address:
+            who = "a-" + hashlib.sha256(b"ffn-address|" + address.encode()).hexdigest()[:24]
+        else:
+            who = secrets.token_urlsafe(12)
+        st.session_state[VOTER] = who
     return st.session_state[VOTER]
 
 

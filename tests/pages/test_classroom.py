@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import streamlit as st
 from helpers import NEURONS, TRAPS, decode, open_page
 from redis import OutOfMemoryError
 
@@ -188,7 +187,7 @@ def test_an_unknown_or_malformed_class_code_gets_a_note_and_the_normal_app(code,
 
 def test_with_redis_a_lost_connection_is_said_and_the_class_recovers(redis_server, monkeypatch):
     monkeypatch.setenv("FFN_REDIS_URL", redis_server.url)
-    st.cache_resource.clear()  # the store is made again, now on Redis
+    store.forget()  # the store is made again, now on Redis
     teacher, code, _ = start_class()
     set_d_ff(teacher, 28)
     student = open_page(None, {"room": code})
@@ -476,7 +475,7 @@ def test_with_redis_full_every_page_of_the_class_says_so_and_goes_on(redis_serve
     pages show a note, not an exception, the student still sees the class, and both work
     again once Redis has room."""
     monkeypatch.setenv("FFN_REDIS_URL", redis_server.url)
-    st.cache_resource.clear()
+    store.forget()  # the store is made again, now on Redis
     teacher, code, _ = start_class()
     set_d_ff(teacher, 28)
     student = open_page(None, {"room": code})

@@ -17,7 +17,7 @@ import pytest
 
 from ffn_ui.classroom.follow import VIEWED
 from ffn_ui.classroom.store import VOTES_PER_MINUTE
-from harness.class_protocol import Participant, bar_counts
+from harness.class_protocol import Participant, bar_counts, xsrf_cookie
 from harness.protocol import Control, Seen
 from harness.protocol_walk import ProtocolWalker
 from harness.server import AppServer
@@ -411,12 +411,6 @@ def join_by_typing(port: int, code: str, rng: random.Random) -> Participant:
     return student
 
 
-def xsrf_cookie(token: bytes, mask: bytes) -> str:
-    """Streamlit's XSRF cookie as a browser holds it: the token masked, version 2."""
-    masked = bytes(b ^ mask[k % 4] for k, b in enumerate(token))
-    return f"_streamlit_xsrf=2|{mask.hex()}|{masked.hex()}|1767225600"
-
-
 def test_a_value_of_the_wrong_type_fails_only_the_page_that_sent_it(app):
     """A text sent as a number box's value, which no browser sends, fails inside
     Streamlit before the page's code runs (the number box's own conversion). It shows on
@@ -493,6 +487,32 @@ def test_the_teacher_sees_how_many_students_have_each_line_of_build_it_right(app
     lesson.until(lambda: counts().get("h_pre") == 1, counts)
     assert first.values["typed_dx"] == "dh_pre @ W1"  # each keeps their own lines
     assert not lesson.teacher.values.get("typed_h_pre")
+
+
+def test_sessions_without_a_browser_s_cookie_count_as_one_student_per_address(app):
+    """Every browser that loaded the app carries Streamlit's XSRF cookie; 20 sessions of a
+    script without it, from one address, once filled Build it's chart as 20 students.
+    They are one student now; a browser at that address still counts on its own."""
+    lesson = Lesson(app.port, students=0)
+    lesson.act("menu: Build_it", lambda: lesson.teacher.go("Build_it"))
+    room = f"room={lesson.code}"
+    script = [Participant(app.port, room, "Build_it", source="127.0.0.7") for _ in range(20)]
+    browser = Participant(
+        app.port, room, "Build_it", source="127.0.0.7", cookie=xsrf_cookie(b"\x03" * 16, b"abcd")
+    )
+    lesson.students = [*script, browser]
+    for student in lesson.students:
+        lesson.check([student.set("typed_h_pre", "x @ W1 + b1")], "a student")
+
+    def counts() -> dict[str, int]:
+        try:
+            return bar_counts(lesson.teacher.chart("build_class_progress"))
+        except KeyError:
+            return {}
+
+    lesson.until(lambda: counts().get("h_pre") == 2, counts)
+    lesson.tick()
+    assert counts()["h_pre"] == 2
 
 
 def test_followers_switch_page_with_the_teacher_s_edited_arrays_in_a_real_session(app):

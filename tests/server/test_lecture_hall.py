@@ -187,3 +187,29 @@ def test_a_hall_that_fails_to_start_leaves_nothing_running(tmp_path, monkeypatch
     (redis,) = hall.processes  # nginx was never started
     assert redis.poll() is not None  # Redis stopped
     assert hall.replicas[0].process.poll() is not None  # and the first replica
+
+
+def test_behind_nginx_a_class_counts_the_address_nginx_saw_not_one_a_client_wrote(hall):
+    """A client once wrote its own X-Real-IP, which the app trusted behind the proxy, and
+    started 12 rooms where its address may start 5. nginx now writes the address it saw
+    into X-Forwarded-For, which Streamlit's server reads only from nginx: a client's own
+    headers change nothing."""
+    from ffn_ui.classroom.store import ROOMS_PER_ADDRESS
+
+    teachers = []
+    try:
+        for k in range(ROOMS_PER_ADDRESS):
+            forged = {"X-Forwarded-For": f"203.0.113.{k}", "X-Real-IP": f"198.51.100.{k}"}
+            teachers.append(Participant(hall.port, source="127.0.0.5", headers=forged))
+            teachers[-1].start_class()
+        forged = {"X-Forwarded-For": "203.0.113.200", "X-Real-IP": "198.51.100.200"}
+        one_more = Participant(hall.port, source="127.0.0.5", headers=forged)
+        teachers.append(one_more)
+        one_more.press("Start a class")
+        assert any(f"already runs {ROOMS_PER_ADDRESS} classes" in n for n in one_more.notes)
+        elsewhere = Participant(hall.port, source="127.0.0.6")  # another address is not held up
+        teachers.append(elsewhere)
+        elsewhere.start_class()
+    finally:
+        for teacher in teachers:
+            teacher.close()

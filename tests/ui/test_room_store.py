@@ -364,7 +364,7 @@ def test_sizes_are_capped(store):
 
 
 def test_a_room_keeps_track_of_a_bounded_number_of_students(store, monkeypatch):
-    monkeypatch.setattr(room_store, "MAX_VOTERS", 5)
+    monkeypatch.setattr(room_store, "MAX_STUDENTS", 5)
     code, key = store.create()
     for k in range(8):
         store.look(code, f"s{k}")  # the sixth and later still see the class ...
@@ -390,8 +390,9 @@ def test_votes_from_many_threads_are_counted_exactly(store):
     assert store.tally(code, "q1") == expected
 
 
-def test_rooms_count_against_the_cap_only_while_their_teacher_is_there(kind, request):
+def test_rooms_count_against_the_cap_only_while_their_teacher_is_there(kind, request, monkeypatch):
     """200 sessions that each start a class and leave once took every room for 3 hours."""
+    monkeypatch.setattr(room_store, "MAX_ROOMS", 40)
     store, advance = make_store(kind, request, SHORT)
     made = [store.create() for _ in range(room_store.MAX_ROOMS)]
     with pytest.raises(RoomError, match=r"as many classes as it can.*within 1 min"):
@@ -409,10 +410,11 @@ def test_rooms_count_against_the_cap_only_while_their_teacher_is_there(kind, req
     assert store.exists(code)
 
 
-def test_one_address_starts_a_bounded_number_of_classes(store):
+def test_one_address_starts_a_bounded_number_of_classes(store, monkeypatch):
+    monkeypatch.setattr(room_store, "ROOMS_PER_ADDRESS", 3)  # the message reads the cap
     for _ in range(room_store.ROOMS_PER_ADDRESS):
         store.create("203.0.113.7")
-    with pytest.raises(RoomError, match="Your address already runs 5 classes"):
+    with pytest.raises(RoomError, match="Your address already runs 3 classes"):
         store.create("203.0.113.7")
     store.create("198.51.100.2")  # another school is not held up
     store.create("")  # nor is an address the server could not tell
@@ -486,3 +488,97 @@ def test_a_read_only_redis_still_shows_the_class_and_refuses_writes_in_words(req
         store.redis.replicaof("NO", "ONE")
     store.vote(code, "q", "student-1", "no")
     assert store.tally(code, "q")["no"] == 1
+
+
+IDLE = Durations(gone=60.0, away=30.0, present=1.0, rate=1.0, idle=1.5)  # rooms idle in 1.5 s
+
+
+def test_rooms_no_student_uses_make_way_for_a_new_teacher_and_a_class_never_does(
+    kind, request, monkeypatch
+):
+    """Five rooms from one school address, kept live by their sessions but never joined,
+    once locked out every teacher of that school (and 200 such rooms every teacher)."""
+    monkeypatch.setattr(room_store, "ROOMS_PER_ADDRESS", 3)
+    store, advance = make_store(kind, request, IDLE)
+    school = "203.0.113.7"
+    idle = [store.create(school) for _ in range(2)]
+    taught = store.create(school)  # a class with a student in it
+    store.look(taught[0], "student")
+    with pytest.raises(RoomError, match="already runs 3 classes"):
+        store.create(school)  # all three are new: none has been idle yet
+    advance(1.0)
+    store.look(taught[0], "student")  # the class goes on
+    for code, key in [*idle, taught]:
+        store.show(code, key, {})  # every teacher's page is open: all are live
+    advance(1.0)  # the two unjoined rooms have had no student for 2 s
+    store.look(taught[0], "student")
+    teacher = store.create(school)  # the school's teacher gets a room ...
+    assert not store.exists(idle[0][0])  # ... in place of the longest idle one
+    assert store.exists(idle[1][0]) and store.exists(taught[0]) and store.exists(teacher[0])
+    store.create(school)  # and the next one in place of the other
+    assert not store.exists(idle[1][0]) and store.exists(taught[0])
+    with pytest.raises(RoomError, match="already runs 3 classes"):
+        store.create(school)  # the class with a student is never ended for another
+
+
+def test_forty_addresses_holding_five_rooms_each_keep_no_teacher_out(kind, request):
+    """The attack of issue 45: 40 addresses hold 200 live rooms; a teacher from a new
+    address and one from an attacker's address each get a room; 60 students behind one
+    address all vote."""
+    store, _ = make_store(kind, request)
+    for a in range(40):
+        for _ in range(5):
+            store.create(f"198.51.100.{a}")
+    fresh = store.create("192.0.2.1")
+    behind_the_attacker = store.create("198.51.100.0")
+    code, key = fresh
+    store.ask(code, key, "q1", ANSWERS)
+    for s in range(60):
+        store.vote(code, "q1", f"student {s}", ANSWERS[s % 3], "203.0.113.50")
+    assert sum(store.tally(code, "q1").values()) == 60
+    assert store.exists(behind_the_attacker[0])
+
+
+def test_the_in_process_store_holds_a_bounded_weight_ending_idle_rooms_first(monkeypatch):
+    """Thousands of rooms, each with the largest figures, would hold gigabytes: the store
+    counts what it holds and keeps it under MAX_STORE_BYTES, idle rooms ending first."""
+    monkeypatch.setattr(room_store, "MAX_STORE_BYTES", 5 * room_store.MAX_CONTENT_CHARS)
+    clock = Clock()
+    store = MemoryRoomStore(IDLE, clock)
+    big = "x" * room_store.MAX_CONTENT_CHARS
+    rooms = [store.create() for _ in range(4)]
+    for code, key in rooms:
+        store.share(code, key, big)
+    store.look(rooms[0][0], "student")  # one class is in use
+    newest = store.create()
+    with pytest.raises(RoomError, match="as much of its classes as it can"):
+        store.share(*newest, big)  # nothing is idle yet: refused, the rest kept
+    assert all(store.content(code) == big for code, _ in rooms)
+    clock.now += 2.0
+    store.look(rooms[0][0], "student")
+    store.share(*newest, big)  # now the idle rooms make way, the longest idle first
+    assert not store.exists(rooms[1][0]) and store.exists(rooms[0][0])
+    assert store.held <= room_store.MAX_STORE_BYTES
+    assert store.held == sum(room.weight() for room in store.rooms.values())
+
+
+def test_what_the_store_counts_is_what_python_holds():
+    """ENTRY_BYTES is an honest price: votes and students as held cost no more than it."""
+    import tracemalloc
+
+    store = MemoryRoomStore(Durations(), Clock())
+    code, key = store.create()
+    questions = [f"build_line_{k}" for k in range(40)]
+    for question in questions:
+        store.ask(code, key, question, ANSWERS)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    held = store.held
+    for s in range(300):
+        voter = f"b-{s:022d}"  # a voter's id as voter.py makes it: 24 characters
+        store.look(code, voter)
+        for question in questions[:10]:
+            store.vote(code, question, voter, ANSWERS[s % 3], "203.0.113.9")
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert grown <= store.held - held, (grown, store.held - held)
