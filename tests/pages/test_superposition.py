@@ -117,14 +117,22 @@ def test_m_at_least_n_says_why_instead_of_training(query):
 
 def test_every_five_feature_setting_is_shipped_and_some_train_to_it_again():
     """The page reads the 5 -> 2 models trained ahead: every offered sparsity and
-    importance is there, and three settings trained here give the shipped weights."""
+    importance is there, and three settings trained here give what the page shows of
+    the shipped ones. Training is not the same to the last bit on every processor and
+    BLAS build (sums run in another order, and at 99.9 % zeros the loss is ~1e-9, where
+    those differences steer the last steps), so the check is what the page draws: which
+    features get a direction (each column's length), the angles between them (W^T W,
+    which no rotation of the plane changes), the biases, and the loss. 0.05 in W^T W is
+    about 3 degrees between two unit directions: less than the figures let one see."""
     shipped = sp.prepared_five()
     assert set(shipped) == {(s, d) for s in sp.SPARSITIES for d in sp.DECAYS}
     for setting in [(0.0, 1.0), (0.9, 0.7), (0.999, 0.5)]:
-        trained = sp.toy(5, 2, *setting)
-        np.testing.assert_allclose(shipped[setting].W, trained.W, atol=1e-9)
-        np.testing.assert_allclose(shipped[setting].b, trained.b, atol=1e-9)
-        np.testing.assert_allclose(shipped[setting].losses, trained.losses[-10:], atol=1e-12)
+        trained, kept = sp.toy(5, 2, *setting), shipped[setting]
+        lengths = [np.linalg.norm(m.W, axis=0) for m in (kept, trained)]
+        np.testing.assert_array_equal(lengths[0] > 0.5, lengths[1] > 0.5)  # the same kept
+        np.testing.assert_allclose(kept.W.T @ kept.W, trained.W.T @ trained.W, atol=0.05)
+        np.testing.assert_allclose(kept.b, trained.b, atol=0.05)
+        assert np.isclose(kept.losses[-1], trained.losses[-1], rtol=0.05, atol=1e-6)
 
 
 def test_section_one_does_not_answer_section_two_s_question():
