@@ -1,11 +1,30 @@
 """Lines a hostile visitor might type into Build it, each of which must be refused (or run
-within the caps), shared by the tests and by benchmarks/hostile_lines.py."""
+within the caps), shared by the tests and by benchmarks/hostile_lines.py; and right
+answers with costly terms added, which grade right unless their work is priced."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ffn_core.exercise.build_ffn import LESSON, names_before, reference
+from ffn_core.exercise.build_ffn import LESSON, STEPS, names_before, reference
+from ffn_core.exercise.safe_eval import MAX_CHARS
+
+# Issue 45: 49,152 entries of % with 2,000 bits between the exponents, added as zero to a
+# right answer. Five of them made a line graded right that cost 110-160 ms of CPU.
+MODULO = "0*(W1[...,None,None]*1e306%(W1[:6]*1e-300))[0,0,0,0]"
+
+
+def with_terms(answer: str, term: str, most: int = 5) -> str:
+    """`answer` + `term` + `term` ..., as many (at most `most`) as one line may hold."""
+    for copies in range(most, 0, -1):
+        text = "+".join([answer, *[term] * copies])
+        if len(text) <= MAX_CHARS:
+            return text
+    raise ValueError(f"{term!r} does not fit after {answer!r}")
+
+
+ATTACK = with_terms("x @ W1 + b1", MODULO)  # the issue's line: h_pre's answer, five terms
+COSTLY = {step.name: with_terms(step.answer, MODULO) for step in STEPS}  # one per line
 
 HOSTILE = [
     # escapes through names, attributes and calls
@@ -75,7 +94,7 @@ HOSTILE = [
     "x[10**9]",
     "x[::0]",
     "h_pre @ h_pre.T @ h_pre @ h_pre.T",
-    "np.einsum('bti,btj,btk->ijk', h_pre, h_pre, h_pre)",  # near the most work allowed
+    "np.einsum('bti,btj,btk->ijk', h_pre, h_pre, h_pre)",  # 524,288 products, priced past the cap
     "np.einsum('bti,btj,btk->ijk', h_pre, h_pre, h_pre) * 2 + 1",
     # values that are not numbers, smuggled in through a function (found by a hostile
     # review: each once made an object or string array past every size check)
@@ -101,6 +120,27 @@ HOSTILE = [
     "float('nan') * x",
     "np.sqrt(-x)",
     "(x > 0) - (x > 0)",
+    # costly on some numbers, not for their size (issue 45): fmod over a wide exponent gap,
+    # subnormal products, pow, exp and tanh near their edges, NaN in short rows, and
+    # einsum's loop over products that stay subnormal
+    ATTACK,
+    with_terms("dh_pre @ W1.T", MODULO),
+    "W1[...,None,None]*1e308//(W1[:6]*1e-310)",
+    "(W1[...,None,None]*1e-160)*(W1[:6]*1e-160)",
+    with_terms("x @ W1 + b1", "0*((W1[...,None,None]*1e-160)*(W1[:6]*1e-160))[0,0,0,0]"),
+    "(W1[...,None,None]*1e-160)*(W1[:6]*1e-160)*(W1[:6]*1e-160)*(W1[:6]*1e-160)",
+    "(W1[...,None,None]*1e-310)**(1+W1[:6]*1e-16)",
+    "np.abs(x)**np.abs(x)**np.abs(x)**np.abs(x)**np.abs(x)**1e300",
+    "np.exp(W1[...,None,None]*0-740+W1[:6])",
+    "np.tanh(W1[...,None,None]*1e-310+W1[:6]*1e-310)",
+    "np.sqrt(np.abs(W1[...,None,None]*1e-310*W1[:6]))",
+    "(W1[...,None,None]*1e308*1e308*0+W1[:6]).reshape(-1,2).max(axis=1)",
+    "np.einsum('i,j,k->ijk', b1*1e-160, b1*1e-160, b1)",
+    "np.einsum('ij,kl->ijkl', W1[:6]*1e-160, W1[:,:8]*1e-160)",
+    "np.einsum('bti,btj,btk,btl->ijkl', x, x, x*1e-160, x*1e-160)",
+    "np.einsum('i,i,i,i,i,i,i,i->', b1*1e-160, b1*1e-160, b1, b1, b1, b1, b1, b1)",
+    "(W1[:,:,None,None,None,None]*1e-160)@(W1[:6,:,None,None]*1e-160)",
+    "np.heaviside(W1[...,None,None]>0, W1[:6]>0)",
 ]
 
 

@@ -310,7 +310,7 @@ def relu_line(line, args: list, kwargs: dict) -> np.ndarray:
     """relu(a), as the lesson defines it: np.maximum(a, 0)."""
     if len(args) != 1 or not isinstance(args[0], (np.ndarray, int, float)):
         raise RefusedError("relu takes one array here: relu(h_pre).")
-    charge(line, np.shape(args[0]))
+    charge(line, np.shape(args[0]), "relu")
     return np.maximum(args[0], 0)
 
 

@@ -11,10 +11,13 @@ allow-list does not name:
 - the attributes and calls in ATTRIBUTES and FUNCTIONS, each with its own arguments.
 
 Every result's size is known before it is made: an operation's shape is worked out from
-its operands' shapes, and refused past MAX_ELEMENTS, and the work of the whole line
-(elements touched) is refused past MAX_WORK, so no line costs more than a few
-milliseconds or a few MB. A refusal is `RefusedError`, with a message in the learner's words
-that names what was refused.
+its operands' shapes, and refused past MAX_ELEMENTS. Its work is known before it runs too:
+its entries times its price (PRICES: what one entry costs at worst, whatever the numbers,
+in plain float adds), plus PART for each part of the line, and the line is refused
+once its work passes MAX_WORK. The count depends only on the line and its operands'
+shapes, never on a clock, so a line grades the same however busy the machine is, and no
+line costs more than a few milliseconds or a few MB. A refusal is `RefusedError`, with a
+message in the learner's words that names what was refused.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import numpy as np
 MAX_CHARS = 300  # a line of the exercise is one expression; the longest answer is ~45
 MAX_NODES = 200  # parts of the expression
 MAX_ELEMENTS = 50_000  # entries of any one array the line makes (400 kB in float64)
-MAX_WORK = 500_000  # multiply-adds and entries made by the whole line: at most 4 MB made
+MAX_WORK = 10_000_000  # the whole line's work, in plain float adds (PRICES)
 MAX_DEPTH = 40  # parts nested in parts
 MAX_INT = 2**53  # the largest integer a line may write or make
 MAX_STRING = 40  # an einsum subscript string
@@ -82,6 +85,9 @@ COMPARE = {
 }
 SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//"}
 SYMBOLS |= {ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@"}
+COMPARE_SYMBOLS = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "=="}
+COMPARE_SYMBOLS |= {ast.NotEq: "!="}
+SIGNS = {ast.USub: "-x", ast.UAdd: "+x", ast.Invert: "~x"}
 
 
 class NumPy:
@@ -118,7 +124,8 @@ class Line:
     FUNCTIONS-like helpers of the page), and what it has cost so far."""
 
     names: dict
-    work: int = 0
+    work: int = 0  # in plain float adds: see PRICES
+    costliest: tuple[int, str, int] = (0, "", 0)  # (work, operation, entries): named if refused
     notes: list[str] = field(default_factory=list)  # things worth saying even if it runs
 
 
@@ -131,8 +138,20 @@ def evaluate(text: str, names: dict, target: str | None = None) -> object:
 
 def evaluate_with_notes(text: str, names: dict, target: str | None = None):
     """`evaluate`, and the notes gathered on the way (a 3-D array's .T, for example)."""
+    value, line = run_line(text, names, target)
+    return value, line.notes
+
+
+def priced_work(text: str, names: dict, target: str | None = None) -> int:
+    """The work `text` is charged when it runs with `names`, in plain float adds (PRICES);
+    RefusedError if it is refused."""
+    return run_line(text, names, target)[1].work
+
+
+def run_line(text: str, names: dict, target: str | None = None) -> tuple[object, Line]:
+    """The value of `text`, and its Line: its work and notes."""
     tree = parse(text, target)
-    line = Line(dict(names))
+    line = Line(dict(names), work=parts(tree) * PART)
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an empty slice's mean, say: the value says it
@@ -145,7 +164,7 @@ def evaluate_with_notes(text: str, names: dict, target: str | None = None):
         raise RefusedError(f"NumPy cannot run this line ({kind}).") from None
     except (RecursionError, MemoryError):
         raise RefusedError("This line is too deep or too large to run here.") from None
-    return value, line.notes
+    return value, line
 
 
 def parse(text: str, target: str | None = None) -> ast.expr:
@@ -179,11 +198,16 @@ def parse(text: str, target: str | None = None) -> ast.expr:
         raise RefusedError(f"Python cannot read this line{where}: {err.msg}.") from None
     except (ValueError, RecursionError, MemoryError):
         raise RefusedError("Python cannot read this line.") from None
-    if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+    if parts(tree) > MAX_NODES:
         raise RefusedError(f"The line has more than {MAX_NODES} parts; the answer needs far fewer.")
     if depth(tree) > MAX_DEPTH:
         raise RefusedError(f"The line nests more than {MAX_DEPTH} parts deep.")
     return tree
+
+
+def parts(tree: ast.AST) -> int:
+    """How many parts (nodes) the expression has."""
+    return sum(1 for _ in ast.walk(tree))
 
 
 def depth(node: ast.AST) -> int:
@@ -298,8 +322,64 @@ def count(shape: tuple[int, ...]) -> int:
     return math.prod(shape)
 
 
-def charge(line: Line, shape: tuple[int, ...], work: int | None = None) -> None:
-    """Refuse a result of `shape` past MAX_ELEMENTS, or work past the line's MAX_WORK."""
+# What one entry of each operation costs at worst, in plain float adds (one entry of a sum
+# of two flat arrays of ordinary float64 numbers), whatever its numbers and however its
+# operands are laid out: the worst case `python -m benchmarks.op_prices` finds, rounded up
+# with room for a run on a busier machine (its "covered" column checks them).
+# An operation is charged its entries (its result's; a reduction's operand's; @'s
+# multiply-adds; einsum's loop steps) times its price before it runs, and each part of the
+# line PART, so a line at MAX_WORK costs at most about MAX_WORK plain adds.
+PRICES = {
+    # the operators
+    "+": 25,  # rows of two entries NumPy cannot merge into one loop: its overhead per entry
+    "-": 25,  # as +
+    "*": 100,  # a subnormal operand, in rows of two: a microcode assist per entry
+    "/": 100,  # as *, for a quotient
+    "//": 7_000,  # a huge number over a subnormal one: fmod walks the 2,000-bit exponent gap
+    "%": 7_000,  # as //
+    "**": 1_500,  # a subnormal number to a power near 1, in rows of two
+    "@": 250,  # per multiply-add: 50,000 products of 1 × 1, each its own, ending subnormal
+    "matmul": 250,  # np.matmul: as @
+    **dict.fromkeys((">", "<", ">=", "<=", "==", "!="), 25),  # as +: rows of two
+    "-x": 25,  # a sign in front, as +
+    "+x": 25,
+    "~x": 25,
+    "[]": 0,  # indexing makes a view, nothing copied: PART is its cost
+    # np's functions and an array's methods, by name
+    "maximum": 25,  # as +: rows of two
+    "minimum": 25,
+    "relu": 25,  # np.maximum(a, 0), the page's relu()
+    "heaviside": 150,  # truth values, turned into floats a buffer at a time, transposed
+    "abs": 25,  # as +
+    "sign": 25,
+    "exp": 600,  # results that end subnormal (-745 to -708): its slow path per entry
+    "tanh": 600,  # tanh of subnormal numbers: an assist per entry
+    "sqrt": 150,  # sqrt of subnormal numbers: an assist per entry
+    "where": 60,  # three operands in rows of two
+    "ones_like": 25,  # as +, though it only writes
+    "zeros_like": 25,
+    "sum": 40,  # per entry read: rows of two, each its own sum
+    "mean": 70,  # as sum, and a division per row
+    "max": 500,  # per entry read: rows of two holding NaN, each its own reduction
+    "min": 500,
+    "einsum": 250,  # per loop step and product: operands whose products stay subnormal
+    "transpose": 0,  # a view: PART is its cost
+    "swapaxes": 0,
+    "reshape": 25,  # a copy of an array it cannot view, in rows of two
+    "astype": 40,  # truth values to floats, in rows of two
+}
+PART = 25_000  # each part of the line: Python parses it, walks to it, checks it, calls NumPy
+
+
+def price_key(operation: str) -> str:
+    """PRICES's key for an operation as a line writes it: np.exp and .sum by their names."""
+    return operation.removeprefix("np.").removeprefix(".")
+
+
+def charge(line: Line, shape: tuple[int, ...], operation: str, entries: int | None = None) -> None:
+    """Before `operation` runs: refuse a result of `shape` past MAX_ELEMENTS, then charge
+    its work (`entries`, or the result's entries, at its price) and refuse the line once
+    its work passes MAX_WORK."""
     size = count(shape)
     if size > MAX_ELEMENTS:
         raise RefusedError(
@@ -307,9 +387,40 @@ def charge(line: Line, shape: tuple[int, ...], work: int | None = None) -> None:
             f"{MAX_ELEMENTS:,} here. The exercise's arrays are far smaller: is an axis "
             "broadcast against another by mistake?"
         )
-    line.work += size if work is None else work
+    entries = size if entries is None else entries
+    work = entries * PRICES[price_key(operation)]
+    line.work += work
+    if work > line.costliest[0]:
+        line.costliest = (work, operation, entries)
     if line.work > MAX_WORK:
-        raise RefusedError(f"This line does too much work (more than {MAX_WORK:,} operations).")
+        raise RefusedError(too_much_work(line))
+
+
+COSTLY = 100  # a price from which a refusal calls its operation costly
+
+
+def too_much_work(line: Line) -> str:
+    """A refusal for work, naming the operation that cost most."""
+    work, operation, entries = line.costliest
+    if not work:  # parts alone: not reached while MAX_NODES * PART is below MAX_WORK
+        return f"This line has too many parts to run here (more than {MAX_WORK:,} additions)."
+    quoted = {*SYMBOLS.values(), *COMPARE_SYMBOLS.values(), *SIGNS.values()}
+    said = f"“{operation}”" if operation in quoted else operation
+    if price_key(operation) in ("@", "matmul", "einsum"):
+        what = f"its {said}, with {entries:,} multiplications,"
+    else:
+        what = f"its {said} on {entries:,} numbers"
+    text = (
+        f"This line does too much work to run here: {what} counts as {work:,} additions, "
+        f"and the whole line may do {MAX_WORK:,}."
+    )
+    price = PRICES[price_key(operation)]
+    if price >= COSTLY:
+        text += (
+            f" {said} is costly here: on some numbers (very large beside very small, say, "
+            f"or very close to zero) one takes as long as {price:,} additions."
+        )
+    return text + " The exercise's lines need far less."
 
 
 def broadcast(shapes: list[tuple[int, ...]], what: str) -> tuple[int, ...]:
@@ -339,9 +450,10 @@ def binop(node: ast.BinOp, line: Line) -> object:
     if op is None:
         raise RefusedError(f"This page does not run the operator {symbol}.")
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (left, right)):
+        charge(line, (), symbol)
         return integer_op(node.op, left, right)
     shape = broadcast([shape_of(left), shape_of(right)], f"“{symbol}”")
-    charge(line, shape)
+    charge(line, shape, symbol)
     return op(left, right)
 
 
@@ -365,7 +477,7 @@ def integer_op(op: ast.operator, left: int, right: int) -> int | float:
     return check_int(python(left, right))
 
 
-def matmul(left: object, right: object, line: Line) -> np.ndarray:
+def matmul(left: object, right: object, line: Line, operation: str = "@") -> np.ndarray:
     a, b = shape_of(left), shape_of(right)
     if not a or not b:
         raise RefusedError("@ multiplies arrays, not plain numbers: use * for a number.")
@@ -377,7 +489,7 @@ def matmul(left: object, right: object, line: Line) -> np.ndarray:
     if out is None:
         batch = broadcast([a[:-2], b[:-2]], "@'s leading axes") if len(a) > 1 else b[:-2]
         out = (*batch, *(a[-2:-1] if len(a) > 1 else ()), b[-1])
-    charge(line, out, count(out) * inner_a)
+    charge(line, out, operation, max(count(out), count(out) * inner_a))  # inner size 0 writes 0s
     return np.matmul(left, right)
 
 
@@ -396,8 +508,7 @@ class MatmulRefusedError(RefusedError):
 
 def unaryop(node: ast.UnaryOp, line: Line) -> object:
     value = as_operand(walk(node.operand, line), "A sign")
-    if isinstance(value, np.ndarray):
-        charge(line, value.shape)
+    charge(line, shape_of(value), SIGNS.get(type(node.op), "-x"))
     if isinstance(node.op, ast.USub):
         return -value if not isinstance(value, bool) else -int(value)
     if isinstance(node.op, ast.UAdd):
@@ -416,7 +527,7 @@ def compare(node: ast.Compare, line: Line) -> object:
     left = as_operand(walk(node.left, line), "A comparison")
     right = as_operand(walk(node.comparators[0], line), "A comparison")
     shape = broadcast([shape_of(left), shape_of(right)], "A comparison")
-    charge(line, shape)
+    charge(line, shape, COMPARE_SYMBOLS[type(node.ops[0])])
     return op(left, right)
 
 
@@ -444,8 +555,7 @@ def subscript(node: ast.Subscript, line: Line) -> object:
         result = value[index]  # basic indexing: a view, never larger than its array
     except (IndexError, TypeError) as err:
         raise RefusedError(f"This index does not fit shape {shape_of(value)}: {err}.") from None
-    if isinstance(result, np.ndarray):
-        charge(line, (), 1)
+    charge(line, (), "[]", 0)  # a view, or one entry: PART is its cost
     return result
 
 
@@ -548,7 +658,7 @@ def elementwise(function, name: str, n: int = 1):
     def run(line: Line, args: list, kwargs: dict):
         values = arrays(args, name, n)
         shape = broadcast([shape_of(v) for v in values], name)
-        charge(line, shape)
+        charge(line, shape, name)
         return function(*values)
 
     return Function(name, run)
@@ -557,7 +667,7 @@ def elementwise(function, name: str, n: int = 1):
 def like(function, name: str):
     def run(line: Line, args: list, kwargs: dict):
         (value,) = arrays(args, name, 1)
-        charge(line, shape_of(value))
+        charge(line, shape_of(value), name)
         return function(value, dtype=np.float64)
 
     return Function(name, run)
@@ -587,7 +697,7 @@ def reduction(function, name: str):
         keepdims = kwargs.get("keepdims", False)
         if not isinstance(keepdims, bool):
             raise RefusedError(f"{name}'s keepdims is True or False.")
-        charge(line, (), value.size)
+        charge(line, (), name, value.size)  # per entry read: the result is never larger
         return function(value, axis=axis, keepdims=keepdims)
 
     return Function(name, run, frozenset({"axis", "keepdims"}))
@@ -601,7 +711,7 @@ def reshape(line: Line, args: list, kwargs: dict):
         raise RefusedError("reshape takes whole numbers: reshape(B * T, C) or reshape((B * T, C)).")
     if sum(s == -1 for s in sizes) > 1 or any(s < -1 for s in sizes):
         raise RefusedError("reshape takes sizes of at least 0, and at most one -1.")
-    charge(line, array.shape)  # a view, or a copy of the same size
+    charge(line, array.shape, ".reshape")  # a view, or a copy of the same size
     try:
         return array.reshape(sizes)
     except ValueError:
@@ -614,7 +724,7 @@ def reshape(line: Line, args: list, kwargs: dict):
 def astype(line: Line, args: list, kwargs: dict):
     if len(args) != 2 or args[1] not in (np.float64, np.bool_, np.int64):
         raise RefusedError("astype takes float (or bool, or int) here: .astype(float).")
-    charge(line, args[0].shape)
+    charge(line, args[0].shape, ".astype")
     return args[0].astype(args[1])
 
 
@@ -633,6 +743,7 @@ def transpose(line: Line, args: list, kwargs: dict):
         range(array.ndim)
     ):
         raise RefusedError(f"transpose takes each of the {array.ndim} axes once, in a new order.")
+    charge(line, (), "transpose", 0)  # a view: PART is its cost
     return array.transpose(order or None)
 
 
@@ -641,6 +752,7 @@ def swapaxes(line: Line, args: list, kwargs: dict):
         raise RefusedError("swapaxes takes two axes: a.swapaxes(-1, -2).")
     array = array_arg(args[0], "swapaxes")
     axes(tuple(args[1:]), array.ndim, "swapaxes")
+    charge(line, (), "swapaxes", 0)  # a view: PART is its cost
     return array.swapaxes(args[1], args[2])
 
 
@@ -678,14 +790,20 @@ def einsum(line: Line, args: list, kwargs: dict):
     if len(set(output)) != len(output) or not set(output) <= set(sizes):
         raise RefusedError("The result's letters must each appear once, and in an input.")
     out = tuple(sizes[letter] for letter in output)
-    charge(line, out, max(count(out), math.prod(sizes.values())))
+    charge(line, out, "np.einsum", einsum_steps(count(out), math.prod(sizes.values()), operands))
     return np.einsum(spec, *operands, optimize=False)
+
+
+def einsum_steps(out: int, loop: int, operands: list) -> int:
+    """What np.einsum is charged for: each step of its loop once per product it makes
+    there (each may end subnormal), or each entry of its result when that is more."""
+    return max(out, loop * max(1, len(operands) - 1))
 
 
 def where(line: Line, args: list, kwargs: dict):
     values = arrays(args, "np.where", 3)
     shape = broadcast([shape_of(v) for v in values], "np.where")
-    charge(line, shape)
+    charge(line, shape, "np.where")
     return np.where(*values)
 
 
@@ -706,7 +824,9 @@ FUNCTIONS = {
     "einsum": Function("np.einsum", einsum),
     "transpose": Function("np.transpose", transpose),
     "swapaxes": Function("np.swapaxes", swapaxes),
-    "matmul": Function("np.matmul", lambda line, args, kwargs: matmul(*two(args), line)),
+    "matmul": Function(
+        "np.matmul", lambda line, args, kwargs: matmul(*two(args), line, "np.matmul")
+    ),
 }
 METHODS = {
     "sum": reduction(np.sum, ".sum"),

@@ -13,8 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_core.exercise import safe_eval
-from ffn_core.exercise.safe_eval import MAX_ELEMENTS, RefusedError, evaluate, evaluate_with_notes
-from harness.hostile_lines import HOSTILE, environment
+from ffn_core.exercise.build_ffn import check_line
+from ffn_core.exercise.safe_eval import (
+    MAX_ELEMENTS,
+    MAX_NODES,
+    MAX_WORK,
+    PART,
+    PRICES,
+    RefusedError,
+    evaluate,
+    evaluate_with_notes,
+    price_key,
+    priced_work,
+)
+from harness.hostile_lines import ATTACK, COSTLY, HOSTILE, environment
 
 ENV = environment()
 
@@ -210,3 +222,66 @@ def test_a_refusal_never_quotes_a_value_the_learner_made():
     ):
         says = check_line("dx", text).says
         assert "<" not in says and "javascript" not in says and len(says) < 400, says
+
+
+def test_issue_45_s_modulo_line_is_refused_before_it_runs_naming_what_is_costly():
+    """49,152 entries of % over a 2,000-bit exponent gap, five times, added as zero to the
+    right answer: graded right at 110-160 ms before % was priced; now refused from its
+    shapes, and the refusal says which operation is costly."""
+    said = refusal(ATTACK)
+    assert "“%” on 49,152 numbers" in said and "“%” is costly here" in said, said
+    verdict = check_line("h_pre", ATTACK)
+    assert not verdict.right and "“%” is costly here" in verdict.says
+
+
+@pytest.mark.parametrize("step", list(COSTLY))
+def test_no_right_answer_carries_a_costly_term_past_the_grader(step):
+    verdict = check_line(step, COSTLY[step])
+    assert not verdict.right and "is costly here" in verdict.says, verdict.says
+
+
+def test_a_line_s_work_is_its_entries_at_their_prices_whatever_its_numbers():
+    """The work is counted from the shapes and the operations, never from a clock or the
+    values: the slowest numbers cost what ordinary ones do, on any machine, every time."""
+    parts = safe_eval.parts(safe_eval.parse("W1 % W1"))
+    assert priced_work("W1 % W1", ENV) == parts * PART + ENV["W1"].size * PRICES["%"]
+    slow, plain = "W1 * 1e306 % (W1 * 1e-310)", "W1 * 1.0 % (W1 * 1.0)"
+    assert priced_work(slow, ENV) == priced_work(plain, ENV) == priced_work(slow, ENV)
+    line = "np.einsum('bti,btj->ij', x, h_pre)"
+    loop = 2 * 4 * 8 * 32  # b, t, i, j: one product a step
+    expected = safe_eval.parts(safe_eval.parse(line)) * PART + loop * PRICES["einsum"]
+    assert priced_work(line, ENV) == expected
+
+
+def test_every_operation_a_line_may_run_has_a_price():
+    names = [f.name for f in (*safe_eval.FUNCTIONS.values(), *safe_eval.METHODS.values())]
+    symbols = [*safe_eval.SYMBOLS.values(), *safe_eval.COMPARE_SYMBOLS.values()]
+    for operation in [*names, *symbols, *safe_eval.SIGNS.values(), "relu", "[]"]:
+        assert price_key(operation) in PRICES, operation
+
+
+def test_a_line_is_never_refused_for_its_parts_alone():
+    """Parts are priced too (Python's own work), but the most parts a line may have leave
+    most of the budget to its arrays."""
+    assert MAX_NODES * PART <= MAX_WORK // 2
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("W1[...,None,None]*1e308//(W1[:6]*1e-310)", "“//” is costly here"),
+        ("(W1[...,None,None]*1e-310)**(1+W1[:6]*1e-16)", "“**” is costly here"),
+        ("np.exp(W1[...,None,None]*0-740+W1[:6])", "np.exp is costly here"),
+        ("np.tanh(W1[...,None,None]*1e-310+W1[:6]*1e-310)", "np.tanh is costly here"),
+        (
+            "(W1[...,None,None]*1e-160)*(W1[:6]*1e-160)*(W1[:6]*1e-160)",
+            "its “*” on 49,152 numbers",
+        ),
+        ("np.einsum('i,j,k->ijk', b1*1e-160, b1*1e-160, b1)", "np.einsum, with 65,536"),
+        ("(W1[:,:,None,None,None,None]*1e-160)@(W1[:6,:,None,None]*1e-160)", "“@”, with"),
+        ("(W1[...,None,None]+W1[:6]).reshape(-1,2).max(axis=1)", ".max is costly here"),
+    ],
+)
+def test_a_refusal_for_work_names_the_operation_that_cost_most(text, named):
+    said = refusal(text)
+    assert "too much work" in said and named in said, said

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from helpers import BUILD_IT, open_page
 
-from ffn_core.exercise.build_ffn import STEPS
-from ffn_ui.parts.build_it import decode, encode
+from ffn_core.exercise.build_ffn import LESSON, STEPS, UNEVEN, Case, names_before, reference
+from ffn_core.exercise.safe_eval import MAX_WORK, priced_work
+from ffn_ui.parts.build_it import TOY_CAPS, decode, encode
+from harness.hostile_lines import ATTACK, COSTLY
 
 ANSWERS = {step.name: step.answer for step in STEPS}
 
@@ -158,3 +160,57 @@ def test_the_shapes_table_follows_the_chosen_case():
     table = at.dataframe[0].value
     assert table.loc["x", "shape"] == "(3, 5, 6)"
     assert np.array_equal(table.index, ["x", "W1, b1", "W2, b2", "dout", "B, T, C, H", "np"])
+
+
+def test_a_costly_line_is_refused_in_the_learner_s_words_and_the_page_goes_on():
+    """Issue 45's line (right, plus 49,152 entries of % over a wide exponent gap, five
+    times) was graded right at 110-160 ms a rerun; now it is refused, naming %."""
+    at = typed(open_page(BUILD_IT), "h_pre", ATTACK)
+    assert not at.exception
+    (error,) = at.error
+    assert "too much work" in error.value and "“%” is costly here" in error.value
+    at = typed(at, "h_pre", "x @ W1 + b1")
+    assert not at.error
+
+
+def test_a_shared_link_of_costly_lines_loads_and_each_is_refused():
+    seven = dict(list(COSTLY.items())[:7])
+    at = open_page(BUILD_IT, {"lines": encode(seven)})
+    assert not at.exception
+    assert "This link holds 7 lines someone shared" in said(at)
+    assert len(at.error) == 7
+    assert all("is costly here" in e.value for e in at.error)
+
+
+TOY_AT_CAPS = Case("the sidebar's toy at its caps", 1, *TOY_CAPS.values(), seed=0)
+LEARNER_LINES = [
+    *ANSWERS.items(),
+    ("h", "relu(h_pre)"),
+    ("h", "(h_pre + np.abs(h_pre)) / 2"),
+    ("dh_pre", "dh * (h_pre > 0).astype(float)"),
+    ("dh_pre", "dh * np.heaviside(h_pre, 0)"),
+    ("dW2", "h.reshape(-1, H).T @ dout.reshape(-1, C)"),
+    ("dW1", "x.reshape(B * T, C).T @ dh_pre.reshape(B * T, H)"),
+    ("dW2", "np.einsum('bti,btj->btij', h, dout).sum(axis=(0, 1))"),
+    ("dx", "np.einsum('bth,ch->btc', dh_pre, W1)"),
+    ("db2", "dout.sum(axis=0).sum(axis=0)"),
+]
+
+
+@pytest.mark.parametrize("step, text", LEARNER_LINES)
+def test_every_right_line_runs_within_half_the_work_cap_on_every_case(step, text):
+    """Priced work, not time: the lesson's shapes, the uneven ones, and the sidebar's toy
+    at the exercise's caps (T 8, C 16, H 64), where the products are largest."""
+    assert list(TOY_CAPS) == ["T", "C", "H"]
+    for case in (LESSON, UNEVEN, TOY_AT_CAPS):
+        inputs = case.inputs()
+        names = names_before(step, inputs, reference(inputs), case.sizes)
+        assert priced_work(text, names, target=step) <= MAX_WORK // 2, (case.name, text)
+
+
+def test_every_answer_passes_on_the_sidebar_s_toy_at_its_caps():
+    toy = {"d_model": "16", "d_ff": "64", "tokens": "random", "T": "8"}
+    at = everything(open_page(BUILD_IT, {"build_case": "the sidebar's toy", **toy}))
+    assert not at.exception and not at.error
+    assert "10 of 10 lines right." in said(at)
+    assert "the sidebar's toy (B, T, C, H = 1, 8, 16, 64)" in at.success[-1].value
