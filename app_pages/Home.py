@@ -1,29 +1,39 @@
-"""Home: what the FFN is, the lesson's smallest example computed live, and the path."""
+"""Home: the lesson's smallest FFN, live on a plane the learner drags, then the path."""
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from ffn_core import contributions, ffn_forward
-from ffn_core.init import lesson_example
 from ffn_ui.controls.buttons import preset_button
+from ffn_ui.controls.drag import drag_plane
 from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_slider
 from ffn_ui.figures import half_planes, neuron_writes_figure
-from ffn_ui.page.display import show, tucked
+from ffn_ui.page.display import show
 from ffn_ui.page.path import TIER_ICONS, TIERS
 from ffn_ui.page.setup import setup
+from ffn_ui.page.stage import explained, stage
+from ffn_ui.parts.home import ANGLE_STEP, ANGLES, DRAG, LIMIT, STEP, lesson_weights, moved
 
+LEDE = (
+    "Inside every transformer block, a feed-forward network scores each token against its "
+    "neurons' keys; the neurons that fire write into the output."
+)
 INTRO = (
-    "Every transformer block has two halves. Attention lets the tokens of a sentence look "
-    "at each other; the **feed-forward network (FFN)** then works on each token alone. "
-    "It widens the token's vector from `d_model` numbers to `d_ff` hidden neurons "
-    "(usually four times as many), lets only some of them through a bend such as ReLU, "
-    "and narrows the result back to `d_model` so it can be added to the token. "
-    "Read each hidden neuron as a rule: its column of `W1` is a pattern it looks for "
-    "(a *key*), and its row of `W2` is what it writes when the pattern is there (a *value*). "
-    "(This app writes x @ W; written W @ x, as many texts do, the keys are the rows of W1 "
-    "and the values the columns of W2.)"
+    "Attention lets the tokens of a sentence look at each other; the **feed-forward network "
+    "(FFN)** then works on each token alone. It widens the token's vector from `d_model` "
+    "numbers to `d_ff` hidden neurons (usually four times as many), lets only some of them "
+    "through a bend such as ReLU, and narrows the result back to `d_model` so it can be "
+    "added to the token. Read each hidden neuron as a rule: its column of `W1` is a pattern "
+    "it looks for (a *key*), and its row of `W2` is what it writes when the pattern is there "
+    "(a *value*). Here the smallest one: two input numbers, two hidden neurons, no biases, "
+    "and `W2` the identity, so each neuron writes straight into one output coordinate. A "
+    "neuron's score is its key · x, and under ReLU it fires where that score is above 0: "
+    "the half of the plane its key points into, bounded by the line through the origin at "
+    "right angles to the key. As the preset named Lesson sets them, neuron 1 ([1, 1]) fires wherever "
+    "x₁ + x₂ > 0, and neuron 2 ([1, −1]) wherever x₁ > x₂. (This app writes x @ W; written "
+    "W @ x, as many texts do, the keys are the rows of W1 and the values the columns of W2.)"
 )
 SIDEBAR_NOTE = (
     "These settings shape every other page; the example on this page is the smallest FFN, "
@@ -38,34 +48,46 @@ GUESS = Question(
     "only positive scores, so neither fires and the output is [0, 0].",
 )
 
-toy = setup("Home", "FFN Explorer", INTRO, sidebar_note=SIDEBAR_NOTE, tuck_model=True)
-st.header("The smallest example, live")
-about = tucked("The formula, and how this example works", toy.presenter)
-about.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x\,W_1 + b_1)\,W_2 + b_2")
-about.markdown(
-    "Two input numbers, two hidden neurons, no biases, and `W2` the identity, so each "
-    "neuron writes straight into one output coordinate. Neuron 1's key is [1, 1]: its "
-    "score is x₁ + x₂, so it fires wherever x₁ + x₂ > 0, the half of the plane above the "
-    "line x₂ = −x₁. Neuron 2's key is [1, −1]: its score x₁ − x₂ is positive wherever "
-    "x₁ > x₂, the half below the line x₂ = x₁. Move the token and watch which fire."
-)
-# On a projector the sliders sit beside the plane, so the token shows on the first screen.
-controls, plane = st.columns([2, 3]) if toy.presenter else (st.container(), st.container())
-left, right = (controls, controls) if toy.presenter else controls.columns(2)
-x1 = bound_slider("x₁", "x1", -3.0, 3.0, 1.0, 0.5, left)
-x2 = bound_slider("x₂", "x2", -3.0, 3.0, -1.0, 0.5, right)
+toy = setup("Home", "FFN Explorer", LEDE, sidebar_note=SIDEBAR_NOTE, tuck_model=True)
+answered = predicted(GUESS)
+plane, controls = stage(toy.presenter)
+readout = controls.container()  # the output and how to drag, above the sliders
+with controls:
+    x1 = bound_slider("token x₁", "x1", -LIMIT, LIMIT, 1.0, STEP)
+    x2 = bound_slider("token x₂", "x2", -LIMIT, LIMIT, -1.0, STEP)
+    angles = tuple(
+        bound_slider(f"key {j + 1}'s angle, degrees", f"k{j + 1}", -180, 180, a, ANGLE_STEP)
+        for j, a in enumerate(ANGLES)
+    )
 
 x = np.array([x1, x2])
-_, weights = lesson_example()
+weights = lesson_weights(angles)
 W1, b1, W2, b2 = weights.values()  # keys are the columns of W1 (x @ W convention)
 out, cache = ffn_forward(x, W1, b1, W2, b2)
 parts = contributions(x, W1, b1, W2, b2)  # (d_ff, d_model)
 neurons = ["neuron 1", "neuron 2"]
 fired = cache.h[0] > 0
 
-controls.caption("Notice: a neuron fires exactly when the token lies in its shaded half-plane.")
 with plane:
-    show(half_planes(W1.T, x), toy.presenter)
+    show(half_planes(W1.T, x, LIMIT, shaded=answered), toy.presenter, key="plane")
+with readout:
+    st.metric("output", str(out.tolist()))
+    drag_plane("plane", W1.T, x, LIMIT, STEP, ANGLE_STEP, moved, key=DRAG)
+with controls:
+    if answered:
+        st.caption("Notice: a neuron fires exactly when the token lies in its shaded half-plane.")
+        preset_button(st, "Show x = [−2, −2] on the plane", x1=-2.0, x2=-2.0)
+
+story = "; ".join(
+    f"{name} scores {z:g} and {'fires' if f else 'stays silent'}"
+    for name, z, f in zip(neurons, cache.h_pre[0], fired, strict=True)
+)
+st.caption(
+    f"{story.capitalize()}. Under ReLU the output {out.tolist()} is built only from the "
+    "patterns this token matched. Preset Lesson sets x = [1, −1] with "
+    "keys at 45° and −45°, giving [0, 2]."
+)
+show(neuron_writes_figure(parts, out, neurons, ["out₁", "out₂"]), toy.presenter)
 st.dataframe(
     pd.DataFrame(
         {
@@ -80,20 +102,7 @@ st.dataframe(
         }
     ),
 )
-st.caption("Notice: the output is the sum of what the firing neurons write.")
-show(neuron_writes_figure(parts, out, neurons, ["out₁", "out₂"]), toy.presenter)
-st.metric("output", str(out.tolist()))
-story = "; ".join(
-    f"{name} scores {z:g} and {'fires' if f else 'stays silent'}"
-    for name, z, f in zip(neurons, cache.h_pre[0], fired, strict=True)
-)
-st.caption(
-    f"{story.capitalize()}. Under ReLU the output {out.tolist()} is built only from the "
-    "patterns this token matched. The smallest example (preset Lesson) is x = [1, −1], "
-    "giving [0, 2]."
-)
-if predicted(GUESS):
-    preset_button(st, "Show x = [−2, −2] on the plane", x1=-2.0, x2=-2.0)
+explained(INTRO, toy.presenter)
 
 st.header("Start here")
 st.markdown(

@@ -53,11 +53,8 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
     guess = ask(question.key, qid, question.text, question.options, container)
     if in_class():
         return class_round(question, qid, guess, NOT_SURE, container)
-    if guess == NOT_SURE:
-        if st.session_state.get("presenter", False):  # on a projector, the figures need the room
-            container.caption("Make your guess above to see the answer.")
-        else:
-            container.info("Make your guess above to see the answer.")
+    if guess == NOT_SURE:  # one small line: the figure below needs the room
+        container.caption("Make your guess above to see the answer.")
         return False
     answer, why = question.resolved()
     if guess == answer:

@@ -8,18 +8,34 @@ import plotly.graph_objects as go
 from ffn_ui.figures.base import COLOURS, f32, figure
 
 
-def half_planes(keys: np.ndarray, x: np.ndarray, limit: float = 3.0) -> go.Figure:
-    """In the (x₁, x₂) plane, where each neuron of a 2-D key set fires (score key · x > 0),
-    and the token x as a dot. keys: (K, 2), one key per row; x: (2,).
+def half_planes(
+    keys: np.ndarray, x: np.ndarray, limit: float = 3.0, shaded: bool = True
+) -> go.Figure:
+    """In the (x₁, x₂) plane, each neuron's key as an arrow from the origin, the token x as
+    a cross, and (when `shaded`) where each neuron fires: its half-plane, score key · x > 0.
+    keys: (K, 2), one key per row; x: (2,).
 
     Each half-plane is shaded in its own colour and hatch, and named on the plot, so the
-    regions read without colour.
+    regions read without colour. Unshaded, the figure holds back where the neurons fire
+    (a question waits for it), and shows the keys and the token only.
     """
     edge = limit * 1.1
     grid = np.linspace(-edge, edge, 2)
     corners = np.array([[-edge, -edge], [edge, -edge], [edge, edge], [-edge, edge]])
-    data, marks = [], []
-    for k, key in enumerate(keys):
+    data, marks = [], [key_arrow(k, key) for k, key in enumerate(keys)]
+    data.append(
+        go.Scatter(
+            x=f32(keys[:, 0]),
+            y=f32(keys[:, 1]),
+            mode="markers+text",
+            name="each key's tip (drag it to turn the key)",
+            text=[f"key {k + 1}" for k in range(len(keys))],
+            textposition="top center",
+            marker={"color": [COLOURS[k % len(COLOURS)] for k in range(len(keys))], "size": 12},
+            hovertemplate="key (%{x:.2f}, %{y:.2f})<extra></extra>",
+        )
+    )
+    for k, key in enumerate(keys if shaded else []):
         inside = corners @ key > 0  # the square's corners on the firing side
         colour = COLOURS[k % len(COLOURS)]
         region = half_plane_polygon(key, edge)
@@ -66,10 +82,11 @@ def half_planes(keys: np.ndarray, x: np.ndarray, limit: float = 3.0) -> go.Figur
     sides = {1: "inside it", 0: "on its edge (score 0: it does not fire)", -1: "outside it"}
     where = [
         f"neuron {k + 1} fires where {score_text(key)} > 0, and x is {sides[np.sign(key @ x)]}"
+        if shaded
+        else f"neuron {k + 1}'s key points to ({numbers(key)})"
         for k, key in enumerate(keys)
     ]
-    at = ", ".join(f"{v:g}".replace("-", "−") for v in x)
-    alt = f"Your token x = ({at}) in the plane: {'; '.join(where)}."
+    alt = f"Your token x = ({numbers(x)}) in the plane: {'; '.join(where)}."
     return figure(
         data,
         440,
@@ -79,6 +96,17 @@ def half_planes(keys: np.ndarray, x: np.ndarray, limit: float = 3.0) -> go.Figur
         yaxis={"range": span, "title": "x₂", "zeroline": True, "scaleanchor": "x"},
         legend={"orientation": "h", "y": -0.2},
     )
+
+
+def numbers(values: np.ndarray) -> str:
+    return ", ".join(f"{v:g}".replace("-", "−") for v in values)
+
+
+def key_arrow(k: int, key: np.ndarray) -> dict:
+    """Neuron k's key as an arrow from the origin to its tip (its name is at the tip)."""
+    colour = COLOURS[k % len(COLOURS)]
+    return dict(x=key[0], y=key[1], ax=0, ay=0, xref="x", yref="y", axref="x", ayref="y",
+                showarrow=True, arrowhead=2, arrowwidth=2, arrowcolor=colour, text="")  # fmt: skip
 
 
 def score_text(key: np.ndarray) -> str:

@@ -61,31 +61,33 @@ def setup_page(title: str) -> None:
 
 
 def setup(
-    title: str, heading: str, intro: str, sidebar_note: str = "", tuck_model: bool = False
+    title: str, heading: str, lede: str, sidebar_note: str = "", tuck_model: bool = False
 ) -> Toy:
-    """Config, then the page's heading and intro, then everything the sidebar decides.
+    """Config, then the page's heading and its one sentence, then everything the sidebar
+    decides. The page's figure comes next (ffn_ui/page/stage.py), its explanation after.
 
-    Notes about the link and the tables for edited weights follow the intro; a page can
+    Notes about the link and the tables for edited weights follow the lede; a page can
     say in `sidebar_note` how it uses the sidebar's toy, and `tuck_model` puts the model's
     controls in a closed expander, for a page whose example does not use them.
     """
-    presenter = page_frame(title, heading, intro)
+    presenter = page_frame(title, heading, lede)
     return sidebar_toy(presenter, sidebar_note, tuck_model)
 
 
-def page_frame(title: str, heading: str, intro: str) -> bool:
-    """The page's frame: config, the display toggles, the heading and intro, the notes on
-    a link or an upload, the presets and the class controls. True in presenter mode."""
+def page_frame(title: str, heading: str, lede: str) -> bool:
+    """The page's frame: config, the display toggles, the heading and its one sentence,
+    the notes on a link or an upload, the presets and the class controls. True in
+    presenter mode."""
     setup_page(title)
     sidebar = st.sidebar
     presenter = display_toggles(sidebar)
     st.title(heading)
     recording.heading(heading)
-    if presenter:  # the teacher says it, and the class's line shares its row
-        about, class_line = st.columns([2, 3], vertical_alignment="center")
-        about.expander("What this page is about").markdown(intro)
+    if presenter:  # the class's line shares the sentence's row: the figure keeps the screen
+        about, class_line = st.columns([3, 2], vertical_alignment="center")
+        about.markdown(lede)
     else:
-        st.markdown(intro)
+        st.markdown(lede)
         class_line = st.container()
     show_upload_result()
     presets(sidebar, presenter)

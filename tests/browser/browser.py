@@ -288,36 +288,34 @@ TITLE = '[data-testid="stMain"] h1'
 SIDEBAR_LINKS = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'  # the menu
 
 
-# Where the first thing to look at starts: the first chart or diagram, or the first
-# prediction, which the figures after it wait for (or Build it's first line to write);
-# and where that prediction ends.
-FIRST_TO_LOOK_AT = """() => {
+# Where the page's first figure starts and how many words of prose stand above it: the
+# heading, sentences, notes and captions, not a control's own label or options.
+FIRST_FIGURE = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
-    const figures = [...main.querySelectorAll('.js-plotly-plot, [data-testid="stGraphVizChart"]')];
-    const questions = [...main.querySelectorAll('[role="radiogroup"]')]
-        .filter(group => group.innerText.includes('not sure yet'))
-        .map(group => group.closest('[data-testid="stElementContainer"]'));
-    // Build it's first line to write is its question: a box labelled "h_pre =", say
-    const lines = [...main.querySelectorAll('[data-testid="stTextInput"]')]
-        .filter(box => box.innerText.trim().split(String.fromCharCode(10))[0].endsWith('='));
-    questions.push(...lines);
-    const first = [...figures, ...questions]
-        .map(el => [el.getBoundingClientRect(), figures.includes(el)])
-        .sort((a, b) => a[0].top - b[0].top)[0];
-    return first ? [first[0].top, first[0].bottom, first[1]] : null;
+    const figure = main.querySelector('.js-plotly-plot');
+    if (!figure) return null;
+    const box = figure.getBoundingClientRect();
+    const control = '[data-testid="stWidgetLabel"], [role="radiogroup"], label, button, summary';
+    const prose = [...main.querySelectorAll('h1, h2, h3, [data-testid="stMarkdownContainer"]')]
+        .filter(el => !el.closest(control) && !el.parentElement.closest('h1, h2, h3'))
+        .filter(el => el.offsetParent !== null && el.getBoundingClientRect().bottom <= box.top);
+    const words = prose.map(el => el.innerText.split(/\\s+/).filter(w => /\\w/.test(w)).length);
+    return [box.top, box.bottom, words.reduce((a, b) => a + b, 0)];
 }"""
+FIGURE_SHOWN = 200  # px of the first figure a first screen must show
+MOST_WORDS = 45  # words of prose above the first figure
 
 
 def first_screen_holds_the_first_figure(page, height: int) -> bool:
-    """Whether a screen `height` high shows the page's first figure from its title down
-    (168 px of it), or the whole question that figure waits for. Read until it does, for
-    up to 5 s: just after a run the browser may still show the last run's elements (the
-    intro presenter mode tucks away, say) above the new ones."""
-    page.wait_for_function(FIRST_TO_LOOK_AT, timeout=EXPECT_TIMEOUT)
+    """Whether a screen `height` high shows at least FIGURE_SHOWN px of the page's first
+    figure, from its title down, with at most MOST_WORDS words of prose above it. Read
+    until it does, for up to 5 s: just after a run the browser may still show the last
+    run's elements above the new ones."""
+    page.wait_for_function(FIRST_FIGURE, timeout=EXPECT_TIMEOUT)
 
     def holds() -> bool:
-        top, bottom, is_figure = page.evaluate(FIRST_TO_LOOK_AT)
-        return top <= height - 168 and (is_figure or bottom <= height)
+        top, _, words = page.evaluate(FIRST_FIGURE)
+        return top <= height - FIGURE_SHOWN and words <= MOST_WORDS
 
     return settled(page, holds, True, seconds=5)
 

@@ -18,7 +18,7 @@ from browser import (
     CHART_COUNTS,
     DESKTOP,
     EXPECT_TIMEOUT,
-    FIRST_TO_LOOK_AT,
+    FIRST_FIGURE,
     PAGES,
     PHONE,
     PROJECTOR,
@@ -92,6 +92,8 @@ def test_every_page_loads_cold_by_its_own_link_then_takes_a_random_walk(
     # every chart is followed by its numbers in words, as text a screen reader reads
     words = page.locator('[data-testid="stText"]', has_text=IN_NUMBERS)
     expect(words).to_have_count(CHART_COUNTS[name])
+    if name != "glossary":  # the one page without a figure: on the first screen, words few
+        assert first_screen_holds_the_first_figure(page, DESKTOP["height"]), where_it_is(page)
     for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         resize(page, viewport)
         save_screenshot(page, f"{name}-{label}")
@@ -151,12 +153,13 @@ TITLE_LINES = """() => {
 
 
 def where_it_is(page) -> str:
-    """What a failed first-screen check is read from: where the first thing to look at is,
-    the page's scroll and the sidebar's edge, and a screenshot of the screen."""
+    """What a failed first-screen check is read from: where the first figure is (its top,
+    its bottom, the words above it), the page's scroll and the sidebar's edge, and a
+    screenshot of the screen."""
     shot = save_screenshot(page, "first-screen-that-failed", whole=False, always=True)
     return (
         str(
-            page.evaluate(f"""() => ({{first: ({FIRST_TO_LOOK_AT})(),
+            page.evaluate(f"""() => ({{first: ({FIRST_FIGURE})(),
         scrolled: document.querySelector('[data-testid="stMain"]').scrollTop,
         sidebar: document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect().right,
         viewport: [innerWidth, innerHeight]}})""")
@@ -178,8 +181,7 @@ def presenter_checks(page, name: str) -> None:
         ".map(k => gd._fullLayout[k].tickfont?.size).filter(size => size)])"  # hidden: none
     )
     assert all(min(sizes) >= 14 and sizes[:2] == [20, 20] for sizes in fonts), fonts
-    if name != "glossary":  # the one page with neither a figure nor a question
-        # Traps has no chart for open_page to wait for: this waits for its first question
+    if name != "glossary":  # the one page without a figure
         assert first_screen_holds_the_first_figure(page, PROJECTOR["height"]), where_it_is(page)
     assert violations(page, WCAG_AAA) == [], "high contrast: WCAG AAA"
 

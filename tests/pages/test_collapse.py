@@ -42,7 +42,7 @@ def test_the_stack_is_one_matrix_at_every_depth():
 
 def test_training_waits_for_a_prediction_then_checks_it():
     at = open_page(COLLAPSE)
-    assert "Make your guess above to see the answer." in [i.value for i in at.info]
+    assert "Make your guess above to see the answer." in [c.value for c in at.caption]
     assert len(at.get("plotly_chart")) == 4
     at = open_page(COLLAPSE, {"guess": "yes"})
     assert any("Not this time" in e.value for e in at.error)

@@ -80,7 +80,7 @@ def all_text(at) -> str:
 def test_the_neurons_are_described_by_the_half_plane_where_they_fire(home):
     home.run()
     text = all_text(home)
-    assert "fires wherever x₁ + x₂ > 0" in text and "positive wherever x₁ > x₂" in text
+    assert "wherever x₁ + x₂ > 0" in text and "wherever x₁ > x₂" in text
     assert "agreeing" not in text and "pulling apart" not in text  # the old, false reading
 
 
@@ -101,6 +101,7 @@ def inside(polygon_x, polygon_y, point) -> bool:
 def test_the_half_plane_picture_puts_the_token_where_its_neurons_fire(home, x1, x2):
     home.query_params.update({"x1": str(x1), "x2": str(x2)})
     home.run()
+    home.radio(key="guess_home").set_value("neither").run()  # the shading is the reveal
     traces = chart_traces(home)[0]
     (dot,) = [t for t in traces if t.get("name") == "your token x"]
     assert [float(decode(dot["x"])[0]), float(decode(dot["y"])[0])] == [x1, x2]
@@ -111,6 +112,62 @@ def test_the_half_plane_picture_puts_the_token_where_its_neurons_fire(home, x1, 
     ]
     for region, fires in zip(regions, (x1 + x2 > 0, x1 - x2 > 0), strict=True):
         assert inside(decode(region["x"]), decode(region["y"]), (x1, x2)) == fires
+
+
+def test_before_the_guess_the_plane_shows_the_keys_and_the_token_not_where_they_fire(home):
+    """The question asks which neuron fires at [−2, −2]: the shaded half-planes would
+    answer it, so they wait for the guess; the keys and the token are there from the start."""
+    home.run()
+    traces = chart_traces(home)[0]
+    assert not [t for t in traces if t.get("fill") == "toself"]
+    (tips,) = [t for t in traces if str(t.get("name", "")).startswith("each key's tip")]
+    np.testing.assert_allclose(
+        np.stack([decode(tips["x"]), decode(tips["y"])], axis=1), [[1, 1], [1, -1]]
+    )
+    words = " ".join(t.value for t in home.text)
+    assert "fires where" not in words and "key points to (1, 1)" in words
+
+
+@pytest.mark.parametrize(("k1", "k2"), [(90, -90), (135, 0), (-180, 30)])
+def test_turning_a_key_moves_where_its_neuron_fires(home, k1, k2):
+    """Each key at its angle, of length √2: the scores and the output follow the core."""
+    home.query_params.update({"k1": str(k1), "k2": str(k2), "x1": "1.5", "x2": "-0.75"})
+    home.run()
+    x = np.array([1.5, -0.75])
+    keys = np.sqrt(2) * np.array([[np.cos(np.radians(a)), np.sin(np.radians(a))] for a in (k1, k2)])
+    expected = np.maximum(keys @ x, 0.0)  # W2 = I: each neuron writes its own output
+    np.testing.assert_allclose(plotted_output(home), expected, atol=1e-9)
+
+
+def test_a_drag_sets_the_sliders_values_snapped_and_anything_else_is_ignored():
+    """The callback the drag calls: the token goes to the sliders' grid, a key to 15°
+    steps; what no browser sends (text, NaN, a key 7, a bool) changes nothing."""
+    from ffn_ui.parts import home as part
+
+    class State(dict):
+        pass
+
+    cases = [
+        ({"token": [1.13, -2.9]}, {"x1": 1.25, "x2": -3.0}),
+        ({"token": [9.0, -99.0]}, {"x1": 3.0, "x2": -3.0}),
+        ({"key": 1, "angle": 97.0}, {"k2": 90}),
+        ({"key": 0, "angle": -179.0}, {"k1": -180}),
+        ({"token": ["1", 2]}, {}),
+        ({"token": [float("nan"), 0.0]}, {}),
+        ({"key": 7, "angle": 10.0}, {}),
+        ({"key": True, "angle": 10.0}, {}),
+        ({"key": 0, "angle": "90"}, {}),
+        ("not a dict", {}),
+    ]
+    for sent, expected in cases:
+        state = State({part.DRAG: {"moved": sent}})
+        original = part.st.session_state
+        part.st.session_state = state
+        try:
+            part.moved()
+        finally:
+            part.st.session_state = original
+        assert {k: v for k, v in state.items() if k != part.DRAG} == expected, sent
 
 
 def test_the_prediction_waits_for_a_guess_then_says_why(home):

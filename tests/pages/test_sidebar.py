@@ -103,13 +103,17 @@ def test_presenter_mode_scales_an_insets_own_smaller_ticks_too():
     assert sizes == [10, 14]  # 10 × 20 / 14, as the rest of the chart's text grows
 
 
-def test_presenter_mode_tucks_the_intro_into_an_expander():
-    plain, presenting = open_page(NEURONS), open_page(NEURONS, {"presenter": "true"})
-    intro = plain.markdown[0].value
-    assert intro.startswith("Each token's vector is scored")
-    (about,) = [e for e in presenting.main.expander if e.label == "What this page is about"]
-    assert about.markdown[0].value == intro  # the same words, one click away
-    assert not [e for e in plain.main.expander if e.label == "What this page is about"]
+def test_the_explanation_follows_the_figure_and_presenter_mode_tucks_it_away():
+    """A page opens on its heading, one sentence and its figure; the explanation comes
+    after the figure, and on a projector in a closed expander the teacher may open."""
+    from ffn_ui.page.stage import WHY
+
+    plain, presenting = open_page(None), open_page(None, {"presenter": "true"})
+    (why,) = [m.value for m in plain.markdown if m.value.startswith(f"**{WHY}.**")]
+    (about,) = [e for e in presenting.main.expander if e.label == WHY]
+    assert why.removeprefix(f"**{WHY}.** ") == about.markdown[0].value  # the same words
+    assert "feed-forward network" in why
+    assert not [e for e in plain.main.expander if e.label == WHY]
 
 
 def test_high_contrast_draws_black_text_and_thicker_lines():

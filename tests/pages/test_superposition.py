@@ -19,7 +19,7 @@ def test_defaults_ask_before_showing_the_five_features():
     at = open_page(SUPERPOSITION)
     assert not at.exception
     assert len(at.get("plotly_chart")) == 2  # the bigger model and the neurons; two questions
-    assert "Make your guess above to see the answer." in [i.value for i in at.info]
+    assert "Make your guess above to see the answer." in [c.value for c in at.caption]
 
 
 def test_a_guess_reveals_the_arrows_and_overlaps_of_the_trained_model():

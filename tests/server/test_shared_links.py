@@ -12,7 +12,7 @@ ASK = "Make your guess above to see the answer."
 
 def test_a_link_that_still_holds_a_guess_asks_its_reader_and_drops_the_guess(server):
     reader = Participant(server.port, "x1=-2&x2=-2&guess_home=neither")  # an older version's link
-    assert ASK in reader.shown.notes
+    assert ASK in reader.shown.texts
     assert not [n for n in reader.shown.notes if n.startswith(("Right", "Not this time"))]
     assert reader.values["guess_home"] == "not sure yet"
     assert "guess" not in (reader.shown.address or "") and "x1=-2" in reader.query
