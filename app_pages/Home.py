@@ -31,8 +31,9 @@ INTRO = (
     "and `W2` the identity, so each neuron writes straight into one output coordinate. A "
     "neuron's score is its key · x, and under ReLU it fires where that score is above 0: "
     "the half of the plane its key points into, bounded by the line through the origin at "
-    "right angles to the key. As the preset named Lesson sets them, neuron 1 ([1, 1]) fires wherever "
-    "x₁ + x₂ > 0, and neuron 2 ([1, −1]) wherever x₁ > x₂. (This app writes x @ W; written "
+    "right angles to the key. As the preset named Lesson sets them, neuron 1 ([1, 1]) fires "
+    "wherever x₁ + x₂ > 0, and neuron 2 ([1, −1]) wherever x₁ > x₂. (This app writes x @ W; "
+    "written "
     "W @ x, as many texts do, the keys are the rows of W1 and the values the columns of W2.)"
 )
 SIDEBAR_NOTE = (
