@@ -25,7 +25,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from harness.protocol import Control, Seen, Visitor, decode
 
 TOKEN = "Your token x = ("  # how Home's plane names the token (ffn_ui/figures/planes.py)
-CLASS_CODE = re.compile(r"Class `([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})`")
+CLASS_CODE = re.compile(r"Class (?:<[^>]+>)?([0-9a-z]{5}-[0-9a-z]{5}-[0-9a-z]{5})")
 
 
 class Participant(Visitor):

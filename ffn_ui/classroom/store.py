@@ -21,9 +21,13 @@ that several server processes share. Both read the caps below from this module w
 they check them, so a test may lower one.
 
 The rules, the same in both:
-- A code is 12 characters of Crockford's base32 (60 random bits), written in three groups
-  for reading aloud: `k7m2-x9qp-4hzt`. `read_code` takes it typed in any case, with or
-  without dashes and spaces.
+- A code is 15 characters (58 random bits) of an alphabet a teacher reads aloud without
+  a student mishearing or misreading one (CODE_ALPHABET), written in three groups of
+  five: `h7m2w-x9f4r-3y8h6`. `read_code` takes it typed in any case, with or without
+  dashes and spaces. 58 bits keep a code unguessable for a class's life: at
+  GUESSES_PER_SECOND tries (far more than a server can answer: each is a page run) for
+  CLASS_SECONDS against MAX_ROOMS live rooms, the chance that any try hits any room stays
+  under 1 in a million.
 - Only the teacher's key changes what a room shows or asks, reveals, or ends it.
 - A room lives while its teacher's page is open: it ends TEACHER_GONE_SECONDS after the
   teacher was last heard from (their page publishes twice a second), or when they end it.
@@ -54,10 +58,18 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-CODE_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford's base32: no i, l, o or u
-CODE_GROUPS = 3  # of 4 characters: 12 × 5 = 60 random bits
-CODE_PATTERN = re.compile(rf"[{CODE_ALPHABET}]{{4}}(-[{CODE_ALPHABET}]{{4}}){{{CODE_GROUPS - 1}}}")
-LOOK_ALIKES = str.maketrans("ilo", "110")  # Crockford: I and L are read as 1, O as 0
+# Read aloud, no two sound alike (b, c, d, e, g, p, t, v, z and 3 rhyme; m and n; f and s;
+# s and x; a, j, k and 8; i and y; q and u), and written, no two look alike (0, o and q; 1,
+# i, l and 7; 2 and z; 5 and s; 6 and g; 8 and b; 9 and q): the digits 2 to 9 and seven
+# letters, at most one of each set.
+CODE_ALPHABET = "23456789fhmrwxy"  # 15 symbols
+CODE_GROUP = 5  # characters in a group, read in one breath
+CODE_GROUPS = 3  # 15 characters: 15**15, about 2**58.6
+CODE_PATTERN = re.compile(
+    rf"[{CODE_ALPHABET}]{{{CODE_GROUP}}}(-[{CODE_ALPHABET}]{{{CODE_GROUP}}}){{{CODE_GROUPS - 1}}}"
+)
+GUESSES_PER_SECOND = 1_000  # tries at codes a server could answer, at most, with room to spare
+CLASS_SECONDS = 4 * 3600  # a long class, from its start to its last student
 KEY_BYTES = 24  # 192 bits in the teacher's key
 TEACHER_GONE_SECONDS = 600  # a room ends 10 minutes after its teacher was last heard from
 TEACHER_AWAY_SECONDS = 90  # a room counts against MAX_ROOMS while its teacher is this recent
@@ -146,20 +158,25 @@ def full_address(seconds: float) -> str:
 
 
 def new_code() -> str:
-    chars = "".join(secrets.choice(CODE_ALPHABET) for _ in range(4 * CODE_GROUPS))
-    return "-".join(chars[k : k + 4] for k in range(0, len(chars), 4))
+    chars = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_GROUP * CODE_GROUPS))
+    return written(chars)
+
+
+def written(chars: str) -> str:
+    """A code's characters in groups: "h7m2wx9f4r3y8h6" -> "h7m2w-x9f4r-3y8h6"."""
+    return "-".join(chars[k : k + CODE_GROUP] for k in range(0, len(chars), CODE_GROUP))
 
 
 def read_code(typed: object) -> str | None:
     """A class code as a person types or reads it, in its one written form, or None.
 
-    Any case, with or without dashes and spaces; I and L read as 1 and O as 0."""
+    Any case, with or without dashes and spaces."""
     if not isinstance(typed, str) or len(typed) > 40:
         return None
-    chars = "".join(typed.lower().split()).replace("-", "").translate(LOOK_ALIKES)
-    if len(chars) != 4 * CODE_GROUPS or any(c not in CODE_ALPHABET for c in chars):
+    chars = "".join(typed.lower().split()).replace("-", "")
+    if len(chars) != CODE_GROUP * CODE_GROUPS or any(c not in CODE_ALPHABET for c in chars):
         return None
-    return "-".join(chars[k : k + 4] for k in range(0, len(chars), 4))
+    return written(chars)
 
 
 def check_code(code: object) -> None:

@@ -357,7 +357,7 @@ def go_to(page, reruns, label: str) -> None:
     reruns.wait_for_more_than(before, page)
 
 
-CLASS_LINE = re.compile(r"Class ([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}) .* join at (\S+) with")
+CLASS_LINE = re.compile(r"Class ([0-9a-z]{5}-[0-9a-z]{5}-[0-9a-z]{5}) .* join at (\S+) with")
 
 
 def start_class(page) -> tuple[str, str]:
