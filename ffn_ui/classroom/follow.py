@@ -4,7 +4,7 @@ teacher's page and settings within a couple of seconds.
     app.py:     page = st.navigation(...); catch_up(page); page.run()
     setup():    class_controls(sidebar, place, presenter)
 
-The class code is a control bound to the URL (`?room=k7m2-x9qp-4hzt`), so a join link
+The class code is a control bound to the URL (`?room=h7m2w-x9f4r-3y8h6`), so a join link
 opens the class and every page keeps it. The teacher's key stays in the teacher's
 session, never in a URL: only that session can change what the room shows
 (ffn_ui/classroom/store.py checks it). The teacher's page publishes its page and settings from
@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import socket
 from urllib.parse import urlsplit
 
 import segno
@@ -39,6 +40,7 @@ from ffn_ui.classroom import recording
 from ffn_ui.classroom.memory_store import MemoryRoomStore
 from ffn_ui.classroom.redis_store import RedisRoomStore
 from ffn_ui.classroom.store import (
+    CODE_PATTERN,
     ClassConnectionError,
     Look,
     RoomError,
@@ -70,8 +72,9 @@ OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, n
 # The edited arrays a page keeps in the address and the session (ffn_ui/page/editing.py): the
 # address's key, and the session's. A class follows them as the teacher's link writes them.
 ARRAYS = {"w": "hand_weights", "x": "edited_x"}
-OLD_CODE = re.compile(r"[A-Za-z0-9_-]{16}")  # a code of an earlier version of the app
-MAX_TYPED = 24  # a code typed with spaces or dashes in any place
+# A code of an earlier version of the app: 16 URL-safe characters, or 12 of another alphabet.
+OLD_CODE = re.compile(r"[A-Za-z0-9_-]{16}|[A-Za-z0-9]{4}([- ]?[A-Za-z0-9]{4}){2}")  # 4-4-4
+MAX_TYPED = 30  # a code typed with spaces or dashes in any place
 TEACHER_SECONDS = 0.5  # how often the teacher's page publishes its settings
 STUDENT_SECONDS = 1.0  # how often a student's page looks for a newer version
 
@@ -221,7 +224,7 @@ def end_class() -> None:
 
 
 def tidy_code() -> None:
-    """A typed code in its written form: "K7M2 X9QP 4HZT" becomes "k7m2-x9qp-4hzt"."""
+    """A typed code in its written form: "K7M2 X9QP 4HZT" becomes "h7m2w-x9f4r-3y8h6"."""
     state = st.session_state
     state[ROOM] = read_code(state[ROOM]) or state[ROOM].strip()
 
@@ -304,9 +307,47 @@ def reachable(code: str) -> bool:
     return False
 
 
-def join_link(code: str) -> str:
+PUBLIC_URL = "FFN_PUBLIC_URL"  # the address students open, when the host knows it better
+LOOPBACK = ("localhost", "127.", "::1", "0.0.0.0")  # addresses only this machine reaches
+
+
+@once_per_process()
+def network_address() -> str | None:
+    """This machine's address on its network, as `streamlit run` prints it beside "Network
+    URL" (the address a datagram to the outside would leave from; nothing is sent), or None."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: never reached
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if address.startswith(LOOPBACK) else address
+
+
+def join_site() -> tuple[str, str]:
+    """(the address students open, a note for the teacher): FFN_PUBLIC_URL when set, else
+    the address this teacher's browser uses; a loopback address (localhost) reaches no
+    student's device, so then this machine's network address, and a note that says so."""
+    public = os.environ.get(PUBLIC_URL, "").strip().rstrip("/")
+    if public.startswith(("http://", "https://")):
+        return public, ""
     parts = urlsplit(st.context.url or "http://localhost:8501/")
-    return f"{parts.scheme}://{parts.netloc}/?{ROOM}={code}"
+    if not (parts.hostname or "localhost").startswith(LOOPBACK):
+        return f"{parts.scheme}://{parts.netloc}", ""
+    seen = literal(parts.netloc)
+    network = network_address()
+    if network is None:
+        return f"{parts.scheme}://{parts.netloc}", (
+            f"Your browser opened the app at {seen}, which only this computer reaches, and "
+            f"this computer has no network address: set {PUBLIC_URL} to the address students "
+            "can open."
+        )
+    site = f"{parts.scheme}://{network}" + (f":{parts.port}" if parts.port else "")
+    return site, (
+        f"Your browser opened the app at {seen}, which only this computer reaches: students "
+        f"open this computer's network address, {literal(urlsplit(site).netloc)} (the Network "
+        "URL `streamlit run` prints), on the same network."
+    )
 
 
 def asked(call, *args):
@@ -335,6 +376,13 @@ def published_view(code: str) -> tuple[dict, str]:
     return {**view, "address": address}, ""
 
 
+def big_code(code: str) -> str:
+    """A class code in large type (the page's style sizes `ffn-code`)."""
+    if not CODE_PATTERN.fullmatch(code):
+        raise ValueError("not a class code")
+    return f'<span class="ffn-code">{code}</span>'
+
+
 def students_text(students: int, following: int) -> str:
     if not students:
         return "no students yet"
@@ -344,7 +392,12 @@ def students_text(students: int, following: int) -> str:
 @st.fragment(run_every=TEACHER_SECONDS)
 def publish(code: str, presenter: bool) -> None:
     """The teacher's page and settings, sent to the room; and one line for the class:
-    its code, who is here, and the QR code on request."""
+    its code, who is here, and the QR code on request (not the page's words)."""
+    with recording.paused():
+        class_line(code, presenter)
+
+
+def class_line(code: str, presenter: bool) -> None:
     state = st.session_state
     # A whole run sends its view once the page is drawn (share); here it only reads back.
     view, note = published_view(code) if recording.recording() is None else (None, "")
@@ -354,16 +407,20 @@ def publish(code: str, presenter: bool) -> None:
     if seen is None:
         return
     state[STUDENTS], state[REVEALED] = seen.students, seen.revealed
-    link = join_link(code)
+    site, warning = join_site()
+    link = f"{site}/?{ROOM}={code}"
     line, toggle = st.columns([5, 4] if presenter else [5, 2], vertical_alignment="center")
     where = "" if presenter else f" · join at {literal(urlsplit(link).netloc)} with the code"
-    text = f"**Class {literal(code)}** · {students_text(seen.students, seen.following)}{where}."
-    (line.caption if presenter else line.markdown)(text + note)  # beside the intro's row
+    # The code in large type, to read aloud: it is of CODE_ALPHABET alone, so safe as HTML.
+    text = f"Class {big_code(code)} · {students_text(seen.students, seen.following)}{where}."
+    line.markdown(text + note, unsafe_allow_html=True)  # beside the lede's row
+    if warning:
+        st.caption(warning)
     if toggle.toggle("Show the QR code", key=QR):
         left, right = st.columns([1, 1] if presenter else [1, 2])
         qr = segno.make(link, error="m").svg_inline(scale=10)
         left.image(qr, width=320 if presenter else 200)  # big enough to scan across a room
-        right.subheader(code)  # to read out, and to type in
+        right.markdown(f"## {big_code(code)}", unsafe_allow_html=True)  # to read out and type
         right.markdown(f"Open {literal(link)} or scan the code. Class code: {literal(code)}.")
         right.caption("A student who keeps “Follow the teacher” ticked sees this page live.")
 
@@ -385,7 +442,8 @@ def recorded():
     view, _ = published_view(code)  # this run's settings, as the browser sent them
     rooms = store()
     try:
-        yield
+        with recorder.listening():  # the page's words, as it sends them
+            yield
     finally:
         share(rooms, code, key, recorder.finish(), shared, view)
 

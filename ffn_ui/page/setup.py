@@ -30,6 +30,7 @@ PAGE_CSS = """
 [data-testid="stText"] { font-size: 0.875rem; }
 [data-testid="stMain"] [data-testid="stPageLink-NavLink"] span { white-space: normal; }
 @media (max-width: 600px) { .js-plotly-plot .modebar-container { display: none; } }
+.ffn-code { font-family: monospace; font-size: 1.5em; font-weight: 700; letter-spacing: 0.08em; }
 """
 # A projector: larger text, and the first figure on the first screen (less padding).
 PRESENTER_CSS = """
@@ -91,7 +92,8 @@ def page_frame(title: str, heading: str, lede: str) -> bool:
         class_line = st.container()
     show_upload_result()
     presets(sidebar, presenter)
-    class_controls(sidebar, class_line, presenter)
+    with recording.paused():  # the class's own line and notes: not the page's words
+        class_controls(sidebar, class_line, presenter)
     return presenter
 
 

@@ -16,7 +16,7 @@ from helpers import NEURONS, TRAPS, decode, open_page
 from redis import OutOfMemoryError
 
 from ffn_ui.classroom import store as room_store
-from ffn_ui.classroom.follow import APPLIED, TEACHER, store
+from ffn_ui.classroom.follow import APPLIED, TEACHER, network_address, store
 from ffn_ui.classroom.store import CODE_PATTERN, ClassConnectionError, NotTeacherError
 from ffn_ui.classroom.votes import VOTED
 
@@ -45,7 +45,7 @@ def chart_specs(at) -> list[dict]:
 
 
 def class_line(at) -> str:
-    (line,) = [m.value for m in at.markdown if m.value.startswith("**Class `")]
+    (line,) = [m.value for m in at.markdown if m.value.startswith("Class <span")]
     return line
 
 
@@ -53,15 +53,28 @@ def test_starting_a_class_shows_one_line_and_the_qr_code_on_request():
     teacher, code, key = start_class()
     assert CODE_PATTERN.fullmatch(code) and key not in str(teacher.query_params)
     line = class_line(teacher)
-    assert line == f"**Class `{code}`** · no students yet · join at `localhost:8501` with the code."
+    site = f"{network_address()}:8501"  # AppTest's browser is at localhost: this machine only
+    big = f'<span class="ffn-code">{code}</span>'  # the code in large type, to read aloud
+    assert line == f"Class {big} · no students yet · join at `{site}` with the code."
+    (warning,) = [c.value for c in teacher.caption if "only this computer reaches" in c.value]
+    assert "`localhost:8501`" in warning and f"`{site}`" in warning
     assert not teacher.get("image")  # the line alone, so a projector keeps the page
     teacher.toggle(key="class_qr").set_value(True).run()
     assert teacher.get("image")  # the QR code
     assert any(f"Class code: `{code}`" in m.value for m in teacher.markdown)
-    assert any(f"/?room={code}`" in m.value for m in teacher.markdown)  # the whole join link
+    assert any(f"`http://{site}/?room={code}`" in m.value for m in teacher.markdown)
     assert teacher.query_params["room"] == code  # the teacher's own link names the class
     version, view = store().view(code)
     assert version == 1 and view["page"] == "Neurons" and view["settings"]["d_ff"] == 16
+
+
+def test_a_public_address_set_for_the_app_is_the_join_link(monkeypatch):
+    monkeypatch.setenv("FFN_PUBLIC_URL", "https://ffn.example.org/")
+    teacher, code, _ = start_class()
+    assert class_line(teacher).endswith("join at `ffn.example.org` with the code.")
+    assert not [c for c in teacher.caption if "only this computer reaches" in c.value]
+    teacher.toggle(key="class_qr").set_value(True).run()
+    assert any(f"`https://ffn.example.org/?room={code}`" in m.value for m in teacher.markdown)
 
 
 def test_the_teachers_line_counts_the_students_and_who_follows():
@@ -170,8 +183,9 @@ def test_a_student_cannot_change_what_the_class_sees():
 @pytest.mark.parametrize(
     "code, note",
     [
-        ("abcd-efgh-jkmn", "has ended, or its code is wrong"),  # well formed, no such class
+        ("fhmrw-xy234-56789", "has ended, or its code is wrong"),  # well formed, no such class
         ("MPCvtCB6F5IpuWle", "has ended, or its code is wrong"),  # an earlier version's code
+        ("k7m2-x9qp-4hzt", "has ended, or its code is wrong"),  # and one of another alphabet
         ("not-a-code!", "is not a class code"),
         ("**bold** [x](y)", "is not a class code"),
     ],
