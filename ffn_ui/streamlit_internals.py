@@ -10,13 +10,22 @@ Streamlit moves or renames what it relies on.
   hides the menu item, but the server still obeys the message). On a shared server one
   visitor would make everyone's next page rebuild what the caches held. The app never
   sends it, so the server ignores it.
+- `elements_sent`: every element the running script sends, as it sends it, read where
+  Streamlit hands each message to the session (`ScriptRunContext.enqueue`). A teacher's
+  page records its words this way for the class view (ffn_ui/classroom/recording.py):
+  every heading, sentence, caption, metric and note a page draws, whichever page.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Callable, Iterator
 
+from streamlit.proto.Element_pb2 import Element
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 HANDLER = "_handle_clear_cache_request"  # AppSession's handler of that message
 _LOGGER = logging.getLogger(__name__)
@@ -36,3 +45,29 @@ def refuse_clear_cache() -> bool:
         return False
     setattr(AppSession, HANDLER, refused_clear_cache)
     return True
+
+
+SEND = "enqueue"  # the method of a run's context that each message goes through
+
+
+@contextlib.contextmanager
+def elements_sent(seen: Callable[[list[int], Element], None]) -> Iterator[bool]:
+    """Inside, seen(place, element) for each new element this script run sends, before it
+    goes (place: its delta path, [0, …] the page, [1, …] the sidebar). Yields False (and
+    sees nothing) outside a script run, or if Streamlit's context has no such method."""
+    ctx = get_script_run_ctx()
+    send = getattr(ctx, SEND, None)
+    if ctx is None or not callable(send):
+        yield False
+        return
+
+    def watched(msg: ForwardMsg) -> None:
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            seen(list(msg.metadata.delta_path), msg.delta.new_element)
+        send(msg)
+
+    setattr(ctx, SEND, watched)  # this run's context alone
+    try:
+        yield True
+    finally:
+        vars(ctx).pop(SEND, None)

@@ -22,6 +22,7 @@ from collections import OrderedDict
 import plotly.graph_objects as go
 import streamlit as st
 
+from ffn_ui.classroom import recording
 from ffn_ui.classroom.follow import REVEALED, class_controls, store
 from ffn_ui.classroom.recording import digest_of
 from ffn_ui.classroom.store import ClassConnectionError, Look, RoomError
@@ -49,23 +50,39 @@ class SharedFigure(go.Figure):
         return self._spec
 
 
+class Words(dict):
+    """What the teacher's page said at one place: {"kind", "text"} (a metric's "label")."""
+
+
 class Content:
     """One version of what the teacher's page drew: its heading and its items, each a
-    figure (a go.Figure and its words) or a question (a dict, as recorded)."""
+    figure (a go.Figure and its words), a question (a dict, as recorded) or words."""
 
     def __init__(self, text: str):
         record = json.loads(text)
         self.heading = str(record["heading"])
-        self.items: list[tuple[SharedFigure, str] | dict] = [
-            (SharedFigure(json.loads(item["figure"])), str(item["alt"]))
-            if "figure" in item
-            else asked(item["question"])
-            for item in record["items"]
-        ]
+        self.items: list[tuple[SharedFigure, str] | dict] = [item_of(i) for i in record["items"]]
 
     @property
     def figures(self) -> int:
         return sum(isinstance(item, tuple) for item in self.items)
+
+
+def item_of(item: dict) -> tuple[SharedFigure, str] | dict:
+    """One recorded item, checked to be one this view draws (raises ValueError)."""
+    if "figure" in item:
+        return SharedFigure(json.loads(item["figure"])), str(item["alt"])
+    if "words" in item:
+        return said(item["words"])
+    return asked(item["question"])
+
+
+def said(words: dict) -> Words:
+    """Recorded words, checked: a kind the view draws, and texts."""
+    texts = (words.get("text"), words.get("label", ""))
+    if words.get("kind") not in recording.KINDS or not all(isinstance(t, str) for t in texts):
+        raise ValueError("not words this view can say")
+    return Words(words)
 
 
 def asked(question: dict) -> dict:
@@ -160,10 +177,27 @@ def class_view(page: str, content: Content) -> None:
             title = fig.layout.title.text
             named = f"Figure {len(words) + 1}" + (f", {title}" if title else "")
             words.append(f"{named}: {alt}")
+        elif isinstance(item, Words):
+            say(item)
         else:
             vote(item)
     # One element for every figure's words: each is also its chart's accessible name.
     st.expander(FIGURES_IN_NUMBERS).text("\n\n".join(words))
+
+
+def say(words: Words) -> None:
+    """The teacher's page's words, as that page drew them (Markdown that page made, with
+    anything a visitor typed already quoted as literal text)."""
+    kind, text = words["kind"], words["text"]
+    if kind == "metric":
+        st.metric(words.get("label", ""), text)
+    elif kind == "code":
+        st.code(text, language=None)
+    else:
+        draw_words = {"heading": st.header, "subheading": st.subheader, "markdown": st.markdown,
+                      "caption": st.caption, "info": st.info, "warning": st.warning,
+                      "success": st.success, "error": st.error}  # fmt: skip
+        draw_words[kind](text)
 
 
 def vote(asked: dict) -> None:

@@ -65,7 +65,7 @@ def class_round(question, qid: str, guess: str, not_sure: str, container) -> boo
         asked(store().ask, code, state[TEACHER][1], qid, tuple(question.options))
         settled = question.resolved() if revealed else (None, None)
         recording.question(question.key, qid, question.text, question.options, *settled)
-        with st.container() if container is st else container:
+        with recording.paused(), st.container() if container is st else container:
             tally(code, qid, settled[0])
     elif not revealed:
         send(code, qid, None if guess == not_sure else guess)
@@ -84,7 +84,10 @@ def class_round(question, qid: str, guess: str, not_sure: str, container) -> boo
     answer, why = settled if teacher else question.resolved()
     said = state.get(VOTED, {}).get(f"{code}/{qid}")
     if teacher:
-        container.success(f"Revealed to the class: the answer is {answer}. {sentence_start(why)}")
+        with recording.paused():  # the question's own line: each student's page says theirs
+            container.success(
+                f"Revealed to the class: the answer is {answer}. {sentence_start(why)}"
+            )
     elif said is None:
         container.info(
             f"The teacher revealed the answer: {answer}. {sentence_start(why)} You did not answer."

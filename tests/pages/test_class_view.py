@@ -119,6 +119,29 @@ def test_a_process_makes_each_version_once_and_refuses_one_it_does_not_hold(monk
     assert class_view.parsed(code, "0" * 16) is None  # not the room's: no figures drawn
 
 
+def in_order(at, kind: str) -> list[str]:
+    """The page's main elements of one kind, in order."""
+    return [e.value for e in getattr(at.main, kind)]
+
+
+def test_a_follower_s_page_says_every_heading_caption_and_metric_the_teacher_s_does():
+    """Students once saw unlabelled charts: the class view drew the figures alone. It now
+    says what the teacher's page says, in order: its headings, sentences, captions,
+    metrics and notes (and not the class's own lines)."""
+    teacher, code = start_class(None)  # Home: headings, sentences, captions, a metric
+    student = open_page(None, {"room": code})
+    assert viewing(student)
+    for kind in ("header", "subheader", "metric"):
+        assert in_order(student, kind) == in_order(teacher, kind), kind
+    class_notes = ("ffn-code", "only this computer reaches")  # the teacher's own, not the page's
+    taught = [c for c in in_order(teacher, "caption") if not any(n in c for n in class_notes)]
+    assert taught and in_order(student, "caption")[-len(taught) :] == taught
+    assert [m.label for m in student.metric] == [m.label for m in teacher.metric]
+    own = ("Class <span", "**The class's answers:**")  # the teacher's class line and count
+    sentences = [m for m in in_order(teacher, "markdown") if not m.startswith(own)]
+    assert sentences and all(m in in_order(student, "markdown") for m in sentences)
+
+
 def test_other_classes_changing_page_do_not_push_a_class_out_of_the_process():
     """The process once kept 32 versions across all classes: another class's changes
     pushed a class's figures out, and each of its followers made them again (0.07-0.17 s

@@ -48,3 +48,24 @@ def test_hook_clear_cache_is_what_the_message_calls(monkeypatch):
     msg.clear_cache = True
     session.handle_backmsg(msg)
     assert called == [session], f"clear_cache no longer goes to AppSession.{internals.HANDLER}"
+
+
+def test_hook_elements_sent_sees_each_element_a_run_sends_in_order():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from ffn_ui.streamlit_internals import elements_sent
+
+        seen = []
+        with elements_sent(lambda place, element: seen.append(element.WhichOneof("type"))) as on:
+            st.subheader("A heading")
+            st.caption("A caption")
+            st.metric("a number", "4.4e-16")
+            st.sidebar.markdown("in the sidebar")
+        st.session_state["seen"], st.session_state["on"] = seen, on
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert at.session_state["on"], f"ScriptRunContext.{internals.SEND} is gone"
+    assert at.session_state["seen"] == ["heading", "markdown", "metric", "markdown"]
