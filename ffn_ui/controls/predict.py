@@ -64,18 +64,40 @@ def predicted(question: Question, setting: object = None, container=st) -> bool:
     return True
 
 
+def chosen_key(key: str) -> str:
+    """The session key naming the question (its id at its setting) the learner last chose
+    an answer to, by clicking it."""
+    return f"{key}_chosen_for"
+
+
+def chose(key: str, qid: str) -> None:
+    """The radio's callback: the learner chose an answer to the question `qid`."""
+    st.session_state[chosen_key(key)] = qid
+
+
 def ask(key: str, qid: str, text: str, options: Sequence[str], container=st) -> str:
     """The question's radio, starting at "not sure yet"; the learner's guess. `qid` names
     the question at its setting (votes.question_id): a new one asks again, as do changed
-    options. A class view asks the teacher's question through it too."""
+    options. A class view asks the teacher's question through it too. In a class an answer
+    counts only if the learner chose it for this question: an answer kept from another
+    question, or another setting of it, is cleared, never sent as a vote."""
     state = st.session_state
     seen = f"{key}_setting"
-    if state.get(seen, qid) != qid and state.get(key, NOT_SURE) != NOT_SURE:
-        state[key] = NOT_SURE  # a new setting asks the question again
+    stale = state.get(seen, qid) != qid or (in_class() and state.get(chosen_key(key)) != qid)
+    if stale and state.get(key, NOT_SURE) != NOT_SURE:
+        state[key] = NOT_SURE  # a new question, or a new setting of it, asks again
     state[seen] = qid
     choices = (NOT_SURE, *options)
     if state.get(key, NOT_SURE) not in choices:
         state[key] = NOT_SURE  # the options changed: the question asks again
     if key in st.query_params:
         forget_url_value(key)  # an older version's link: its reader answers
-    return container.radio(text, choices, key=key, horizontal=True, persist_state="session")
+    return container.radio(
+        text,
+        choices,
+        key=key,
+        horizontal=True,
+        persist_state="session",
+        on_change=chose,
+        args=(key, qid),
+    )
