@@ -67,6 +67,7 @@ INLINE = "class_inline"  # session only: the student's poll runs inside a whole-
 SHARED = "class_shared"  # session only: {code: (digest, settings)} of the teacher's last share
 RERAN = "class_reran"  # session only: the settings a publishing last reran the page for
 VIEWING = "class_viewing"  # session only: this student's page is the class view
+TOP = "class_at_top"  # session only: the page a follower was last brought to the top of
 VIEWED = "you see their figures and questions"  # what the class view's banner says of it
 OWN = ("room", "follow", "presenter", "contrast")  # a student's own settings, not followed
 # The edited arrays a page keeps in the address and the session (ffn_ui/page/editing.py): the
@@ -284,12 +285,40 @@ def class_controls(sidebar, place, presenter: bool, viewing: bool = False) -> No
         with place:
             publish(code, presenter)
     else:
+        if FOLLOW in st.session_state:
+            # The class view draws its own toggle, not the page's: the new toggle takes the
+            # session's value, which a tick on the page's own toggle just set (else it
+            # would take the one it last showed, and a tick would need a second).
+            st.session_state[FOLLOW] = st.session_state[FOLLOW]
         following = bound_toggle(
             "Follow the teacher", FOLLOW, True, sidebar, help="Untick to explore alone."
         )
         st.session_state[INLINE] = True  # the page below reads what this run's poll reads
         with place:
+            if following:
+                to_the_top()
             watch(code, following)
+
+
+# A follower's browser keeps where it had scrolled when the teacher changes page; the new
+# page starts at its top, with its title and the banner, not halfway down.
+scroll_to_top = st.components.v2.component(
+    "ffn_scroll_to_top",
+    js="""export default function() {
+      const main = document.querySelector('[data-testid="stMain"]');
+      if (main) main.scrollTo({ top: 0 });
+    }""",
+    isolate_styles=False,
+)
+
+
+def to_the_top() -> None:
+    """Once per page a follower is brought to: their page starts at its top."""
+    state = st.session_state
+    page = state.get(SHOWN, "")
+    if state.get(TOP) != page:
+        state[TOP] = page
+        scroll_to_top(data={"page": page})
 
 
 def ended(code: str) -> str:

@@ -489,6 +489,24 @@ def test_the_teacher_sees_how_many_students_have_each_line_of_build_it_right(app
     assert not lesson.teacher.values.get("typed_h_pre")
 
 
+def test_one_tick_follows_the_teacher_again_from_another_page(app):
+    """A student who unticked Follow, went to Collapse by the menu and ticked it again
+    once needed a second tick: the class view drew a toggle of its own, which took the
+    value the address still held (follow=false) and unticked itself."""
+    lesson = Lesson(app.port, students=1)
+    (student,) = lesson.students
+    lesson.check([student.set("follow", False)], "student")
+    lesson.check([student.go("Collapse")], "student")
+    assert student.shown.title.startswith("Collapse")
+    lesson.check([student.set("follow", True)], "student")  # one tick
+    assert student.values["follow"] == "True" and "follow=false" not in student.query
+    assert student.shown.title == lesson.teacher.shown.title  # the teacher's page
+    assert any(VIEWED in note for note in student.notes)
+    teacher = lesson.teacher
+    runs = lambda: [teacher.shown, *teacher.fragments.values()]  # noqa: E731
+    lesson.until(lambda: any("1 following" in t for r in runs() for t in r.texts), "counted")
+
+
 def test_sessions_without_a_browser_s_cookie_count_as_one_student_per_address(app):
     """Every browser that loaded the app carries Streamlit's XSRF cookie; 20 sessions of a
     script without it, from one address, once filled Build it's chart as 20 students.
