@@ -534,7 +534,8 @@ def watch(code: str, following: bool) -> None:
         st.info(
             f"You are following the teacher in class {literal(code)}, on {where}: {VIEWED}, "
             "and they keep the controls. To explore this page yourself, untick “Follow the "
-            "teacher” in the sidebar (» at the top left opens it); tick it again to catch up.",
+            "teacher” in the sidebar (when it is closed, » at the top left opens it); tick it "
+            "again to catch up.",
             icon=":material/cast:",
         )
     elif following:

@@ -130,9 +130,13 @@ def sidebar_toy(presenter: bool, sidebar_note: str, tuck_model: bool) -> Toy:
     if sidebar_note:
         sidebar.caption(sidebar_note)
     d_model = bound_number("d_model", "d_model", 1, 1024, 4, sidebar, help="Token width.")
-    for place, factor in zip(sidebar.columns(2), (2, 4), strict=True):
-        place.button(f"d_ff = {factor} × d_model", on_click=set_d_ff, args=(factor,))
-    sidebar.button("d_ff = 8/3 × d_model, for SwiGLU", on_click=set_d_ff, args=(8 / 3,))
+    for factor in (2, 4):  # one a row: two a row cut their words off in presenter mode
+        sidebar.button(
+            f"d_ff = {factor} × d_model", on_click=set_d_ff, args=(factor,), width="stretch"
+        )
+    sidebar.button(
+        "d_ff = 8/3 × d_model, for SwiGLU", on_click=set_d_ff, args=(8 / 3,), width="stretch"
+    )
     d_ff = bound_number("d_ff", "d_ff", 1, 4096, 16, sidebar, help="Hidden neurons.")
     matched = swiglu_d_ff(d_model)
     sidebar.caption(
