@@ -143,6 +143,19 @@ HOSTILE = [
     "np.heaviside(W1[...,None,None]>0, W1[:6]>0)",
 ]
 
+# Lines that try the gradient check's helpers (ffn_core/exercise/check_lines.py), each
+# graded as the line `numeric` or `L_plus`, and each refused.
+HOSTILE_CHECK = [
+    ("L_plus", "nudge(W1, (10**6, 10**6), eps)"),  # a huge index
+    ("L_plus", "nudge(W1, i, 1e300)"),  # a huge shift
+    ("L_plus", "nudge(W1[0], i, eps)"),  # a view of a parameter, not the parameter
+    ("L_plus", " + ".join(["nudge(W1, i, eps)"] * 6)),  # a loop spelt out
+    ("numeric", "sweep(sweep(P))"),  # recursion through the helper
+    ("numeric", "sweep(x[..., None] * W1)"),  # a sweep over an array of its own making
+    ("numeric", " + ".join(["sweep(P)"] * 6)),
+    ("numeric", "sweep(np.zeros_like(P))"),
+]
+
 
 def environment() -> dict:
     """The names a backward line sees on the small batch."""
