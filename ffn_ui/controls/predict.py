@@ -86,6 +86,10 @@ def ask(key: str, qid: str, text: str, options: Sequence[str], container=st) -> 
     stale = state.get(seen, qid) != qid or (in_class() and state.get(chosen_key(key)) != qid)
     if stale and state.get(key, NOT_SURE) != NOT_SURE:
         state[key] = NOT_SURE  # a new question, or a new setting of it, asks again
+    elif key in state:
+        # The session's answer is the radio's: the class view and the page draw radios of
+        # their own, and one drawn again would take the answer it last showed.
+        state[key] = state[key]
     state[seen] = qid
     choices = (NOT_SURE, *options)
     if state.get(key, NOT_SURE) not in choices:

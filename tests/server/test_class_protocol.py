@@ -489,6 +489,38 @@ def test_the_teacher_sees_how_many_students_have_each_line_of_build_it_right(app
     assert not lesson.teacher.values.get("typed_h_pre")
 
 
+def test_an_answer_to_an_earlier_question_is_never_cast_as_a_vote(app):
+    """A student answered Key–value memory's question; the teacher revealed it, went to
+    Neurons, came back and picked another token: a new question, 0 of 1 answered. The
+    student then only unticked Follow, and their old answer was cast: 1 of 1, and their
+    page said "Your answer is in". A vote counts only when chosen for this question."""
+    lesson = Lesson(app.port, students=0)
+    teacher = lesson.teacher
+    lesson.act("menu: Key_value_memory", lambda: teacher.go("Key_value_memory"))
+    student = Participant(
+        app.port, f"room={lesson.code}", cookie=xsrf_cookie(b"\x05" * 16, b"abcd")
+    )
+    lesson.students = [student]
+    lesson.caught_up()
+    (question,) = [c for c in questions(student.shown) if c.key == "guess_kv"]
+    lesson.check([student.use(question, question.options[1])], "student")
+    (reveal,) = [c for c in teacher.shown.controls if c.key.startswith("reveal_guess_kv")]
+    lesson.until(lambda: "1 of 1 students answered" in answers_line(teacher, reveal), "voted")
+    lesson.act("reveal", lambda: teacher.use(reveal))
+    lesson.act("menu: Neurons", lambda: teacher.go("Neurons"))
+    lesson.act("menu: Key_value_memory", lambda: teacher.go("Key_value_memory"))
+    token = teacher.control("tok")
+    lesson.act("token 3", lambda: teacher.use(token, token.options[2]))
+    (reveal,) = [c for c in teacher.shown.controls if c.key.startswith("reveal_guess_kv")]
+    lesson.until(lambda: "0 of 1 students answered" in answers_line(teacher, reveal), "asked")
+    lesson.check([student.set("follow", False)], "student")  # the whole page, alone
+    for _ in range(3):
+        lesson.tick()
+    assert "0 of 1 students answered" in answers_line(teacher, reveal)
+    assert not any("Your answer is in" in note for note in student.notes)
+    assert student.values["guess_kv"] == "not sure yet"
+
+
 def test_one_tick_follows_the_teacher_again_from_another_page(app):
     """A student who unticked Follow, went to Collapse by the menu and ticked it again
     once needed a second tick: the class view drew a toggle of its own, which took the
