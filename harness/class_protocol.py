@@ -42,6 +42,7 @@ class Participant(Visitor):
     ):
         """`connection`: Visitor's `source` and `headers`."""
         super().__init__(port, timeout, cookie, **connection)
+        self.cookie = cookie  # a reload of this browser's page sends it again
         self.query, self.page_hash = query, ""
         self.due: dict[str, float] = {}  # fragment id: when the browser would rerun it
         self.fragments: dict[str, Seen] = {}  # fragment id: what its last own run showed

@@ -340,6 +340,8 @@ def test_a_random_class_walk_never_shows_an_exception(app, walk_seed):
         "a student's vote": 3,
         "a reveal": 1,
         "a student unfollows or follows": 1,
+        "a student wanders off alone": 1,
+        "a student reloads their page": 0.5,
         "a student joins": 1,
         "the teacher ends the class and starts another": 0.5,
         "a hostile visitor acts": 1.5,
@@ -375,6 +377,24 @@ def test_a_random_class_walk_never_shows_an_exception(app, walk_seed):
             ticked = student.values["follow"] != "True"
             trail.append(f"student sets follow to {ticked}")
             lesson.check([student.use(toggle, ticked)], "a student")
+        elif action == "a student wanders off alone" and "follow" in student.shown.widgets:
+            path = rng.choice(["", *PATH])
+            trail.append(f"student unticks follow and opens {path or 'Home'}")
+            if student.values["follow"] == "True":
+                (toggle,) = [c for c in student.shown.controls if c.key == "follow"]
+                lesson.check([student.use(toggle, False)], "a student")
+            lesson.check([student.go(path)], "a student")
+        elif action == "a student reloads their page":
+            k = lesson.students.index(student)
+            trail.append(f"student {k} reloads their page")
+            pages = student.shown.pages.items()
+            path = next((p for p, h in pages if h == student.page_hash), "")
+            student.close()
+            again = Participant(app.port, student.query, path, cookie=student.cookie)
+            lesson.check([again.shown], "a reloaded student")
+            lesson.students[k] = again
+            walkers = [w for w in walkers if w.who is not student]
+            walkers.append(ProtocolWalker(again, rng, CLASS_BUTTONS))
         elif action == "a student joins" and len(lesson.students) < 4:
             newcomer = join_by_typing(app.port, lesson.code, rng)
             lesson.students.append(newcomer)
