@@ -14,6 +14,19 @@ Streamlit moves or renames what it relies on.
   Streamlit hands each message to the session (`ScriptRunContext.enqueue`). A teacher's
   page records its words this way for the class view (ffn_ui/classroom/recording.py):
   every heading, sentence, caption, metric and note a page draws, whichever page.
+- `history_navigation`: whether this run is the browser's Back or Forward
+  (`ScriptRunContext.is_history_navigation`), and treating it as a click on the menu
+  (ffn_ui/page/history.py).
+- `fragment_page`: the page a fragment's run names (`fragment_ids_this_run`,
+  `page_script_hash`), to tell a poll sent for a page the browser left
+  (ffn_ui/classroom/follow.py); `page_hash`: the id a browser names a page by
+  (`st.Page._script_hash`).
+- `kept_by_widgets`: the keys whose values Streamlit keeps under their widgets
+  (`SessionState._old_state`), and `forget_seed`: an address value Streamlit would
+  seed a bound widget from, dropped (`QueryParams._initial_query_params`,
+  `remove_param`) (ffn_ui/controls/url.py).
+- `session_files`: the files Streamlit keeps for one session's uploader, oldest first
+  (`UploadedFileManager.file_storage` under its `_lock`) (ffn_ui/page/server.py).
 """
 
 from __future__ import annotations
@@ -71,3 +84,72 @@ def elements_sent(seen: Callable[[list[int], Element], None]) -> Iterator[bool]:
         yield True
     finally:
         vars(ctx).pop(SEND, None)
+
+
+HISTORY = "is_history_navigation"  # a run's context: the browser went Back or Forward
+
+
+def history_navigation(forget: bool = False) -> bool:
+    """Whether this run is the browser's Back or Forward; `forget`: and from here on, run
+    it as any other (a click on the menu)."""
+    ctx = get_script_run_ctx()
+    navigated = bool(getattr(ctx, HISTORY, False))
+    if navigated and forget:
+        setattr(ctx, HISTORY, False)
+    return navigated
+
+
+def fragment_page() -> str | None:
+    """The page (its hash) this run names, if it is a fragment's run; None for a whole run."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not ctx.fragment_ids_this_run:
+        return None
+    return ctx.page_script_hash
+
+
+PAGE_HASH = "_script_hash"  # st.Page: the id the browser names a page by
+
+
+def page_hash(page: object) -> str:
+    """The id a browser names `page` by in every rerun it asks for."""
+    return getattr(page, PAGE_HASH, "")
+
+
+OLD_STATE = "_old_state"  # SessionState: the values kept under their widgets' ids
+
+
+def kept_by_widgets() -> set[str] | None:
+    """The keys whose values Streamlit keeps under their widgets now; None if that cannot
+    be read (then every value is treated as not kept)."""
+    ctx = get_script_run_ctx()
+    inner = getattr(getattr(ctx, "session_state", None), "_state", None)
+    kept = getattr(inner, OLD_STATE, None)
+    return set(kept) if isinstance(kept, dict) else None
+
+
+SEEDS, REMOVE = "_initial_query_params", "remove_param"  # QueryParams
+
+
+def forget_seed(key: str) -> None:
+    """Stop Streamlit seeding a bound control from the address's value of `key`, and drop
+    that value from the address (Streamlit's own way to clear an invalid value)."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    with ctx.session_state.query_params() as params:
+        seeds = getattr(params, SEEDS, None)
+        if isinstance(seeds, dict):
+            seeds.pop(key, None)
+        remove = getattr(params, REMOVE, None)
+        if callable(remove):
+            remove(key)
+
+
+def session_files(manager: object, session_id: str) -> list[str] | None:
+    """The ids of the files Streamlit keeps for one session, oldest first (a dict keeps its
+    order of insertion); None for a store of another kind."""
+    storage, lock = getattr(manager, "file_storage", None), getattr(manager, "_lock", None)
+    if not isinstance(storage, dict) or lock is None:
+        return None
+    with lock:
+        return list(storage.get(session_id, {}))

@@ -34,7 +34,6 @@ from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ffn_ui.classroom import recording
 from ffn_ui.classroom.memory_store import MemoryRoomStore
@@ -52,6 +51,7 @@ from ffn_ui.classroom.voter import voter
 from ffn_ui.controls.url import REGISTRY_KEY, bound_text, bound_toggle, forget_url_value, literal
 from ffn_ui.page.path import STEPS
 from ffn_ui.process_wide import once_per_process
+from ffn_ui.streamlit_internals import fragment_page, page_hash
 
 ROOM = "room"  # the class code's control and URL key
 FOLLOW = "follow"  # the student's "follow the teacher" toggle
@@ -153,17 +153,16 @@ def catch_up(shown: st.Page, following: tuple[str, Look] | None) -> None:
 
 
 def page_id(page: st.Page) -> str:
-    """The id the browser names `page` by in every rerun it asks for (Streamlit's hash of
-    the page's URL path; it has no public name)."""
-    return getattr(page, "_script_hash", "")
+    """The id the browser names `page` by in every rerun it asks for."""
+    return page_hash(page)
 
 
 def stale_poll() -> bool:
     """Whether this run is a poll the browser sent for a page it had left: a fragment's
     run naming another page than the one the last whole run drew."""
-    ctx = get_script_run_ctx()
     shown = st.session_state.get(SHOWN_HASH, "")
-    return bool(ctx and ctx.fragment_ids_this_run and shown and ctx.page_script_hash != shown)
+    named = fragment_page()
+    return bool(named is not None and shown and named != shown)
 
 
 def applied(code: str) -> int:

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ffn_ui.streamlit_internals import forget_seed, history_navigation, kept_by_widgets
+
 BOUND = {"bind": "query-params", "persist_state": "session"}
 REGISTRY_KEY = "bound_params"  # session_state: every bound key drawn so far, with its rule
 SHOWN_CHARS = 60  # a quoted value is cut here: a note stays one line
@@ -50,18 +52,15 @@ def keep_link_values() -> None:
     already keeps under its key is left alone, so that Streamlit writes it into the new
     page's address as it does for a typed one; an adopted link value reaches the address
     from the page's next run. Back and Forward are left to the address they restore
-    (ffn_ui/page/history.py). Which values are kept under their key has no public API,
-    so that is read where Streamlit keeps it, and every value is adopted if it moves.
+    (ffn_ui/page/history.py). Which values are kept under their key has no public API
+    (ffn_ui/streamlit_internals.kept_by_widgets): every value is adopted if it moves.
     """
     state = st.session_state
-    ctx = get_script_run_ctx()
-    if ctx is None or ctx.is_history_navigation:
+    if get_script_run_ctx() is None or history_navigation():
         return
-    inner = getattr(getattr(ctx, "session_state", None), "_state", None)
-    kept = getattr(inner, "_old_state", None)
+    kept = kept_by_widgets() or set()
     for key, rule in state.get(REGISTRY_KEY, {}).items():
-        own = isinstance(kept, dict) and key in kept
-        if key in state and rule[0] != "derived" and not own:
+        if key in state and rule[0] != "derived" and key not in kept:
             state[key] = state[key]
 
 
@@ -171,21 +170,11 @@ def forget_url_value(key: str) -> None:
     deleting a bound key from st.query_params raises in a browser session.
 
     Streamlit keeps a copy of the address to seed bound widgets from; for a whole-number
-    input it raises OverflowError on ?d_model=inf instead of ignoring it. `remove_param` is
-    the method Streamlit calls itself to clear an invalid address value, bound or not; it
-    updates the address bar. Neither has a public API, so both are reached for here and
-    skipped if they are ever renamed: the reset through st.session_state still holds.
+    input it raises OverflowError on ?d_model=inf instead of ignoring it. Neither that
+    copy nor the way Streamlit clears a value has a public API: both are behind
+    ffn_ui/streamlit_internals.py (`forget_seed`), whose tests say when they move.
     """
-    ctx = get_script_run_ctx()
-    if ctx is None:
-        return
-    with ctx.session_state.query_params() as params:
-        seeds = getattr(params, "_initial_query_params", None)
-        if isinstance(seeds, dict):
-            seeds.pop(key, None)
-        remove = getattr(params, "remove_param", None)
-        if callable(remove):
-            remove(key)
+    forget_seed(key)
 
 
 def number_text(low, high, integer: bool) -> str:

@@ -15,11 +15,9 @@ keeps the session's value.
 
 from __future__ import annotations
 
-from streamlit.runtime.scriptrunner import get_script_run_ctx
+from ffn_ui.streamlit_internals import history_navigation
 
 
 def back_keeps_settings() -> None:
     """Called before any control is drawn; a no-op outside Back and Forward."""
-    ctx = get_script_run_ctx()
-    if ctx is not None and ctx.is_history_navigation:
-        ctx.is_history_navigation = False
+    history_navigation(forget=True)

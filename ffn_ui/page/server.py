@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from ffn_ui.models.preload import preload
 from ffn_ui.process_wide import once_per_process
-from ffn_ui.streamlit_internals import refuse_clear_cache
+from ffn_ui.streamlit_internals import refuse_clear_cache, session_files
 
 SESSION_UPLOADS = 2  # the uploader's file, and one being replaced
 TRIM_EVERY = 5.0  # seconds between two hand-backs of freed memory
@@ -47,16 +47,14 @@ def configure_process() -> None:
 def bound_uploads(manager) -> None:
     """Make `manager` (Streamlit's store of uploaded files) keep only each session's
     SESSION_UPLOADS newest files: after each new file the oldest beyond that are removed."""
-    if not hasattr(manager, "file_storage"):  # another kind of store: left as it is
+    if session_files(manager, "") is None:  # another kind of store: left as it is
         return
     add_file = manager.add_file
 
     def add_and_bound(session_id: str, file) -> None:
         manager.remove_file(session_id, file.file_id)  # a file sent again counts as new
         add_file(session_id, file)
-        with manager._lock:  # the files, oldest first (a dict keeps its order of insertion)
-            kept = list(manager.file_storage.get(session_id, {}))
-        for file_id in kept[:-SESSION_UPLOADS]:
+        for file_id in (session_files(manager, session_id) or [])[:-SESSION_UPLOADS]:
             manager.remove_file(session_id, file_id)
 
     manager.add_file = add_and_bound

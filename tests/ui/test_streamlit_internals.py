@@ -69,3 +69,76 @@ def test_hook_elements_sent_sees_each_element_a_run_sends_in_order():
     at = AppTest.from_function(script, default_timeout=30).run()
     assert at.session_state["on"], f"ScriptRunContext.{internals.SEND} is gone"
     assert at.session_state["seen"] == ["heading", "markdown", "metric", "markdown"]
+
+
+def test_hook_history_navigation_and_fragment_page_read_a_run_s_context():
+    import dataclasses
+
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    fields = {f.name for f in dataclasses.fields(ScriptRunContext)}
+    for name in (internals.HISTORY, "fragment_ids_this_run"):
+        assert name in fields, f"ScriptRunContext.{name} is gone (streamlit_internals)"
+    assert isinstance(ScriptRunContext.page_script_hash, property), (
+        "ScriptRunContext.page_script_hash is gone (streamlit_internals.fragment_page)"
+    )
+
+
+def test_hook_page_hash_names_a_page_as_the_browser_does():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from ffn_ui import streamlit_internals as internals
+
+        page = st.Page(lambda: None, title="A page", url_path="a_page")
+        st.session_state["hash"] = internals.page_hash(page)
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert at.session_state["hash"], f"st.Page.{internals.PAGE_HASH} is gone (page_hash)"
+
+
+def test_hook_kept_by_widgets_and_forget_seed_in_a_run():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from ffn_ui import streamlit_internals as internals
+
+        st.slider("d", 0, 10, 3, key="d", bind="query-params")
+        st.session_state["kept"] = internals.kept_by_widgets()
+        internals.forget_seed("d")
+
+    at = AppTest.from_function(script, default_timeout=30)
+    at.query_params["d"] = "7"
+    at.run()
+    at.run()  # the second run: the slider's value is kept under it
+    assert at.session_state["kept"] is not None, f"SessionState.{internals.OLD_STATE} is gone"
+    # a value the script wrote under its own key is kept so; the slider's, under its widget
+    assert "kept" in at.session_state["kept"] and "d" not in at.session_state["kept"]
+    assert "d" not in at.query_params  # dropped, as Streamlit drops an invalid value
+
+
+def test_hook_forget_seed_s_parts_are_there():
+    from streamlit.runtime.state.query_params import QueryParams
+
+    params = QueryParams()
+    assert isinstance(getattr(params, internals.SEEDS, None), dict), (
+        f"QueryParams.{internals.SEEDS} is gone (streamlit_internals.forget_seed)"
+    )
+    assert callable(getattr(params, internals.REMOVE, None)), f"QueryParams.{internals.REMOVE}"
+
+
+def test_hook_session_files_reads_an_uploaders_files_oldest_first():
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+
+    manager = MemoryUploadedFileManager("/upload")
+    for file_id in ("a", "b", "c"):
+        manager.add_file("s1", UploadedFileRec(file_id, f"{file_id}.npz", "x", b"1"))
+    assert internals.session_files(manager, "s1") == ["a", "b", "c"], (
+        "UploadedFileManager.file_storage or _lock moved (streamlit_internals.session_files)"
+    )
+    assert internals.session_files(object(), "s1") is None
