@@ -24,7 +24,6 @@ The copy is written safely and checked before it is used:
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
@@ -33,6 +32,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock
 
 from ffn_core.models.smollm.files import CACHE_DIR, sha256_of
 from ffn_core.models.smollm.gguf import GgufTensor
@@ -64,7 +64,7 @@ def decoded_arrays(
         pass  # no copy yet, or one that does not pass: write it, one process at a time
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        with WriterLock(folder):
+        with writer_lock(folder):
             try:  # another process may have written it while this one waited
                 return checked(folder, tensors)
             except (OSError, ValueError):
@@ -78,20 +78,11 @@ def decoded_arrays(
     return arrays
 
 
-class WriterLock:
-    """An exclusive lock on `<folder>.lock`, held while one process writes the copy."""
-
-    def __init__(self, folder: Path):
-        self.path = folder.with_name(f"{folder.name}.lock")
-
-    def __enter__(self):
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)  # waits for a writer; a killed one lets go
-        return self
-
-    def __exit__(self, *exc):
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
+def writer_lock(folder: Path) -> FileLock:
+    """An exclusive lock on `<folder>.lock`, held while one process writes the copy: the
+    operating system's own lock (fcntl on Linux and macOS, msvcrt on Windows), which a
+    killed writer lets go of."""
+    return FileLock(folder.with_name(f"{folder.name}.lock"))
 
 
 def digest(array: np.ndarray) -> str:
