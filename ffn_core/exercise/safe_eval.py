@@ -18,115 +18,62 @@ once its work passes MAX_WORK. The count depends only on the line and its operan
 shapes, never on a clock, so a line grades the same however busy the machine is, and no
 line costs more than a few milliseconds or a few MB. A refusal is `RefusedError`, with a
 message in the learner's words that names what was refused.
+
+Three modules: this one reads and walks a line; ffn_core/exercise/line.py holds what a
+line is and costs (its limits, its values, PRICES and `charge`); allowed.py the
+operations and functions it may call. The names other modules use are all here.
 """
 
 from __future__ import annotations
 
 import ast
-import math
 import re
 import unicodedata
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 
-MAX_CHARS = 300  # a line of the exercise is one expression; the longest answer is ~45
-MAX_NODES = 200  # parts of the expression
-MAX_ELEMENTS = 50_000  # entries of any one array the line makes (400 kB in float64)
-MAX_WORK = 10_000_000  # the whole line's work, in plain float adds (PRICES)
-MAX_DEPTH = 40  # parts nested in parts
-MAX_INT = 2**53  # the largest integer a line may write or make
-MAX_STRING = 40  # an einsum subscript string
+from ffn_core.exercise.allowed import FUNCTIONS, METHODS, MatmulRefusedError, matmul
+from ffn_core.exercise.line import (
+    BINARY,
+    COMPARE,
+    COMPARE_SYMBOLS,
+    CONSTRUCTS,
+    COSTLY,
+    DTYPES,
+    MAX_CHARS,
+    MAX_DEPTH,
+    MAX_ELEMENTS,
+    MAX_INT,
+    MAX_NODES,
+    MAX_STRING,
+    MAX_WORK,
+    NP,
+    PART,
+    PRICES,
+    SIGNS,
+    SYMBOLS,
+    Function,
+    Line,
+    Method,
+    RefusedError,
+    as_operand,
+    broadcast,
+    charge,
+    check_int,
+    describe,
+    integer_op,
+    price_key,
+    shape_of,
+)
 
-
-class RefusedError(ValueError):
-    """A line that is not run, or stopped before an array too large was made."""
-
-    notes: tuple[str, ...] = ()  # what the line did before it was refused, worth saying
-
-
-# What a construct is called in a refusal.
-CONSTRUCTS = {
-    "Lambda": "a lambda",
-    "ListComp": "a list comprehension",
-    "SetComp": "a set comprehension",
-    "DictComp": "a dict comprehension",
-    "GeneratorExp": "a generator expression",
-    "JoinedStr": "an f-string",
-    "FormattedValue": "an f-string",
-    "NamedExpr": "an assignment inside an expression (:=)",
-    "IfExp": "an if-else expression",
-    "BoolOp": "and / or",
-    "List": "a list (use a tuple, in round brackets)",
-    "Dict": "a dict",
-    "Set": "a set",
-    "Starred": "a starred argument (*)",
-    "Await": "await",
-    "Yield": "yield",
-    "YieldFrom": "yield",
-}
-BINARY = {
-    ast.Add: np.add,
-    ast.Sub: np.subtract,
-    ast.Mult: np.multiply,
-    ast.Div: np.true_divide,
-    ast.FloorDiv: np.floor_divide,
-    ast.Mod: np.mod,
-    ast.Pow: np.power,
-}
-COMPARE = {
-    ast.Gt: np.greater,
-    ast.Lt: np.less,
-    ast.GtE: np.greater_equal,
-    ast.LtE: np.less_equal,
-    ast.Eq: np.equal,
-    ast.NotEq: np.not_equal,
-}
-SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//"}
-SYMBOLS |= {ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@"}
-COMPARE_SYMBOLS = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "=="}
-COMPARE_SYMBOLS |= {ast.NotEq: "!="}
-SIGNS = {ast.USub: "-x", ast.UAdd: "+x", ast.Invert: "~x"}
-
-
-class NumPy:
-    """What `np` stands for in a line: a namespace of FUNCTIONS, nothing else."""
-
-    def __repr__(self) -> str:
-        return "np"
-
-
-NP = NumPy()
-DTYPES = {"float": np.float64, "np.float64": np.float64, "bool": np.bool_, "int": np.int64}
-
-
-@dataclass
-class Function:
-    """An allowed call: `run(evaluator, args, kwargs)` checks sizes, then computes."""
-
-    name: str
-    run: object
-    keywords: frozenset = frozenset()
-
-
-@dataclass
-class Method:
-    """An array's method, bound to its array."""
-
-    array: np.ndarray
-    function: Function
-
-
-@dataclass
-class Line:
-    """What a line needs besides its text: the names it may use (arrays, numbers and
-    FUNCTIONS-like helpers of the page), and what it has cost so far."""
-
-    names: dict
-    work: int = 0  # in plain float adds: see PRICES
-    costliest: tuple[int, str, int] = (0, "", 0)  # (work, operation, entries): named if refused
-    notes: list[str] = field(default_factory=list)  # things worth saying even if it runs
+__all__ = [  # what the other modules and the tests read from here
+    "BINARY", "COMPARE_SYMBOLS", "COSTLY", "FUNCTIONS", "MAX_CHARS", "MAX_DEPTH", "MAX_ELEMENTS",
+    "MAX_INT", "MAX_NODES", "MAX_STRING", "MAX_WORK", "METHODS", "NP", "PART", "PRICES",
+    "SIGNS", "SYMBOLS", "Function", "Line", "MatmulRefusedError", "Method", "RefusedError",
+    "charge", "describe", "evaluate", "evaluate_with_notes", "parse", "parts",
+    "price_key", "priced_work", "run_line",
+]  # fmt: skip
 
 
 def evaluate(text: str, names: dict, target: str | None = None) -> object:
@@ -285,161 +232,6 @@ def tuple_(node: ast.Tuple, line: Line) -> tuple:
     return tuple(int(i) if isinstance(i, np.integer) else i for i in items)
 
 
-def is_number(value: object) -> bool:
-    return isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
-
-
-def as_operand(value: object, where: str) -> np.ndarray | int | float | bool:
-    """An array or a number, or a refusal naming what it got."""
-    if isinstance(value, (np.ndarray, bool, np.bool_)) or is_number(value):
-        return value
-    raise RefusedError(f"{where} needs arrays or numbers, not {describe(value)}.")
-
-
-def describe(value: object) -> str:
-    if value is NP:
-        return "np itself"
-    if isinstance(value, (Function, Method)) or callable(value):
-        return "a function (call it with brackets)"
-    if isinstance(value, tuple):
-        return f"a tuple of {len(value)} items"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "None"
-    if isinstance(value, (bool, np.bool_)):
-        return f"the truth value {bool(value)}"
-    if isinstance(value, type):
-        return f"the type {value.__name__}"
-    return type(value).__name__
-
-
-def shape_of(value: object) -> tuple[int, ...]:
-    return np.shape(value)
-
-
-def count(shape: tuple[int, ...]) -> int:
-    return math.prod(shape)
-
-
-# What one entry of each operation costs at worst, in plain float adds (one entry of a sum
-# of two flat arrays of ordinary float64 numbers), whatever its numbers and however its
-# operands are laid out: the worst case `python -m benchmarks.op_prices` finds, rounded up
-# with room for a run on a busier machine (its "covered" column checks them).
-# An operation is charged its entries (its result's; a reduction's operand's; @'s
-# multiply-adds; einsum's loop steps) times its price before it runs, and each part of the
-# line PART, so a line at MAX_WORK costs at most about MAX_WORK plain adds.
-PRICES = {
-    # the operators
-    "+": 25,  # rows of two entries NumPy cannot merge into one loop: its overhead per entry
-    "-": 25,  # as +
-    "*": 100,  # a subnormal operand, in rows of two: a microcode assist per entry
-    "/": 100,  # as *, for a quotient
-    "//": 7_000,  # a huge number over a subnormal one: fmod walks the 2,000-bit exponent gap
-    "%": 7_000,  # as //
-    "**": 1_500,  # a subnormal number to a power near 1, in rows of two
-    "@": 250,  # per multiply-add: 50,000 products of 1 × 1, each its own, ending subnormal
-    "matmul": 250,  # np.matmul: as @
-    **dict.fromkeys((">", "<", ">=", "<=", "==", "!="), 25),  # as +: rows of two
-    "-x": 25,  # a sign in front, as +
-    "+x": 25,
-    "~x": 25,
-    "[]": 0,  # indexing makes a view, nothing copied: PART is its cost
-    # np's functions and an array's methods, by name
-    "maximum": 25,  # as +: rows of two
-    "minimum": 25,
-    "relu": 25,  # np.maximum(a, 0), the page's relu()
-    "heaviside": 150,  # truth values, turned into floats a buffer at a time, transposed
-    "abs": 25,  # as +
-    "sign": 25,
-    "exp": 600,  # results that end subnormal (-745 to -708): its slow path per entry
-    "tanh": 600,  # tanh of subnormal numbers: an assist per entry
-    "sqrt": 150,  # sqrt of subnormal numbers: an assist per entry
-    "where": 60,  # three operands in rows of two
-    "ones_like": 25,  # as +, though it only writes
-    "zeros_like": 25,
-    "sum": 40,  # per entry read: rows of two, each its own sum
-    "mean": 70,  # as sum, and a division per row
-    "max": 500,  # per entry read: rows of two holding NaN, each its own reduction
-    "min": 500,
-    "einsum": 250,  # per loop step and product: operands whose products stay subnormal
-    "transpose": 0,  # a view: PART is its cost
-    "swapaxes": 0,
-    "reshape": 25,  # a copy of an array it cannot view, in rows of two
-    "astype": 40,  # truth values to floats, in rows of two
-}
-PART = 25_000  # each part of the line: Python parses it, walks to it, checks it, calls NumPy
-
-
-def price_key(operation: str) -> str:
-    """PRICES's key for an operation as a line writes it: np.exp and .sum by their names."""
-    return operation.removeprefix("np.").removeprefix(".")
-
-
-def charge(line: Line, shape: tuple[int, ...], operation: str, entries: int | None = None) -> None:
-    """Before `operation` runs: refuse a result of `shape` past MAX_ELEMENTS, then charge
-    its work (`entries`, or the result's entries, at its price) and refuse the line once
-    its work passes MAX_WORK."""
-    size = count(shape)
-    if size > MAX_ELEMENTS:
-        raise RefusedError(
-            f"This line would make an array of shape {shape}, {size:,} numbers; at most "
-            f"{MAX_ELEMENTS:,} here. The exercise's arrays are far smaller: is an axis "
-            "broadcast against another by mistake?"
-        )
-    entries = size if entries is None else entries
-    work = entries * PRICES[price_key(operation)]
-    line.work += work
-    if work > line.costliest[0]:
-        line.costliest = (work, operation, entries)
-    if line.work > MAX_WORK:
-        raise RefusedError(too_much_work(line))
-
-
-COSTLY = 100  # a price from which a refusal calls its operation costly
-
-
-def too_much_work(line: Line) -> str:
-    """A refusal for work, naming the operation that cost most."""
-    work, operation, entries = line.costliest
-    if not work:  # parts alone: not reached while MAX_NODES * PART is below MAX_WORK
-        return f"This line has too many parts to run here (more than {MAX_WORK:,} additions)."
-    quoted = {*SYMBOLS.values(), *COMPARE_SYMBOLS.values(), *SIGNS.values()}
-    said = f"“{operation}”" if operation in quoted else operation
-    if price_key(operation) in ("@", "matmul", "einsum"):
-        what = f"its {said}, with {entries:,} multiplications,"
-    else:
-        what = f"its {said} on {entries:,} numbers"
-    text = (
-        f"This line does too much work to run here: {what} counts as {work:,} additions, "
-        f"and the whole line may do {MAX_WORK:,}."
-    )
-    price = PRICES[price_key(operation)]
-    if price >= COSTLY:
-        text += (
-            f" {said} is costly here: on some numbers (very large beside very small, say, "
-            f"or very close to zero) one takes as long as {price:,} additions."
-        )
-    return text + " The exercise's lines need far less."
-
-
-def broadcast(shapes: list[tuple[int, ...]], what: str) -> tuple[int, ...]:
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError:
-        listed = " and ".join(str(s) for s in shapes)
-        raise RefusedError(
-            f"{what} cannot combine shapes {listed}: NumPy lines shapes up from the right, "
-            "and each pair of sizes must be equal or 1."
-        ) from None
-
-
-def check_int(value: object) -> object:
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-        raise RefusedError("A number in this line grows past 2⁵³: too large here.")
-    return value
-
-
 def binop(node: ast.BinOp, line: Line) -> object:
     symbol = SYMBOLS.get(type(node.op), type(node.op).__name__)
     left = as_operand(walk(node.left, line), f"“{symbol}”")
@@ -455,55 +247,6 @@ def binop(node: ast.BinOp, line: Line) -> object:
     shape = broadcast([shape_of(left), shape_of(right)], f"“{symbol}”")
     charge(line, shape, symbol)
     return op(left, right)
-
-
-def integer_op(op: ast.operator, left: int, right: int) -> int | float:
-    """Python integers stay exact, within bounds: no 10**10**9."""
-    if isinstance(op, ast.Pow) and (right > 64 or abs(left) > 2**32):
-        if right < 0:
-            return float(left) ** right if left else float("inf")
-        raise RefusedError("This power is too large here (an integer power at most 64).")
-    if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) and right == 0:
-        raise RefusedError("This line divides by zero.")
-    python = {
-        ast.Add: lambda a, b: a + b,
-        ast.Sub: lambda a, b: a - b,
-        ast.Mult: lambda a, b: a * b,
-        ast.Div: lambda a, b: a / b,
-        ast.FloorDiv: lambda a, b: a // b,
-        ast.Mod: lambda a, b: a % b,
-        ast.Pow: lambda a, b: a**b,
-    }[type(op)]
-    return check_int(python(left, right))
-
-
-def matmul(left: object, right: object, line: Line, operation: str = "@") -> np.ndarray:
-    a, b = shape_of(left), shape_of(right)
-    if not a or not b:
-        raise RefusedError("@ multiplies arrays, not plain numbers: use * for a number.")
-    inner_a = a[-1]
-    inner_b = b[-2] if len(b) > 1 else b[0]
-    if inner_a != inner_b:
-        raise MatmulRefusedError(a, b)
-    out = a[:-1] if len(b) == 1 else None
-    if out is None:
-        batch = broadcast([a[:-2], b[:-2]], "@'s leading axes") if len(a) > 1 else b[:-2]
-        out = (*batch, *(a[-2:-1] if len(a) > 1 else ()), b[-1])
-    charge(line, out, operation, max(count(out), count(out) * inner_a))  # inner size 0 writes 0s
-    return np.matmul(left, right)
-
-
-class MatmulRefusedError(RefusedError):
-    """@ between shapes whose inner sizes differ: the grader says which transpose fits."""
-
-    def __init__(self, left: tuple, right: tuple):
-        self.left, self.right = left, right
-        inner = right[-2] if len(right) > 1 else right[0]
-        which = "second-to-last" if len(right) > 1 else "only"
-        super().__init__(
-            f"@ cannot multiply shape {left} by shape {right}: the left's last axis "
-            f"({left[-1]}) must match the right's {which} axis ({inner})."
-        )
 
 
 def unaryop(node: ast.UnaryOp, line: Line) -> object:
@@ -641,206 +384,3 @@ HANDLERS = {
     ast.Attribute: attribute,
     ast.Call: call,
 }
-
-
-# --- the functions a line may call -----------------------------------------------------
-
-
-def arrays(args: list, name: str, n: int) -> list:
-    if len(args) != n:
-        raise RefusedError(
-            f"{name} takes {n} argument{'s' if n > 1 else ''} here, got {len(args)}."
-        )
-    return [as_operand(a, name) for a in args]
-
-
-def elementwise(function, name: str, n: int = 1):
-    def run(line: Line, args: list, kwargs: dict):
-        values = arrays(args, name, n)
-        shape = broadcast([shape_of(v) for v in values], name)
-        charge(line, shape, name)
-        return function(*values)
-
-    return Function(name, run)
-
-
-def like(function, name: str):
-    def run(line: Line, args: list, kwargs: dict):
-        (value,) = arrays(args, name, 1)
-        charge(line, shape_of(value), name)
-        return function(value, dtype=np.float64)
-
-    return Function(name, run)
-
-
-def axes(axis: object, ndim: int, name: str) -> tuple[int, ...] | None:
-    """A reduction's axis= as a tuple of axes within `ndim`, or None for all."""
-    if axis is None:
-        return None
-    parts = axis if isinstance(axis, tuple) else (axis,)
-    if not all(isinstance(a, int) and not isinstance(a, bool) for a in parts):
-        raise RefusedError(f"{name}'s axis is a whole number or a tuple of them.")
-    if any(not -ndim <= a < ndim for a in parts):
-        raise RefusedError(f"{name}'s axis {axis} does not exist on a {ndim}-D array.")
-    if len({a % ndim for a in parts}) != len(parts):
-        raise RefusedError(f"{name}'s axis {axis} names one axis twice.")
-    return tuple(parts)
-
-
-def reduction(function, name: str):
-    def run(line: Line, args: list, kwargs: dict):
-        if len(args) != 1:
-            raise RefusedError(f"{name} takes one array here; give the axes with axis=.")
-        (value,) = arrays(args, name, 1)
-        value = np.asarray(value)
-        axis = axes(kwargs.get("axis"), value.ndim, name)
-        keepdims = kwargs.get("keepdims", False)
-        if not isinstance(keepdims, bool):
-            raise RefusedError(f"{name}'s keepdims is True or False.")
-        charge(line, (), name, value.size)  # per entry read: the result is never larger
-        return function(value, axis=axis, keepdims=keepdims)
-
-    return Function(name, run, frozenset({"axis", "keepdims"}))
-
-
-def reshape(line: Line, args: list, kwargs: dict):
-    array, sizes = args[0], args[1:]
-    if len(sizes) == 1 and isinstance(sizes[0], tuple):
-        sizes = list(sizes[0])
-    if not sizes or not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
-        raise RefusedError("reshape takes whole numbers: reshape(B * T, C) or reshape((B * T, C)).")
-    if sum(s == -1 for s in sizes) > 1 or any(s < -1 for s in sizes):
-        raise RefusedError("reshape takes sizes of at least 0, and at most one -1.")
-    charge(line, array.shape, ".reshape")  # a view, or a copy of the same size
-    try:
-        return array.reshape(sizes)
-    except ValueError:
-        raise RefusedError(
-            f"reshape cannot make shape {tuple(sizes)} from {array.shape}: "
-            f"{array.size} entries must stay {array.size}."
-        ) from None
-
-
-def astype(line: Line, args: list, kwargs: dict):
-    if len(args) != 2 or args[1] not in (np.float64, np.bool_, np.int64):
-        raise RefusedError("astype takes float (or bool, or int) here: .astype(float).")
-    charge(line, args[0].shape, ".astype")
-    return args[0].astype(args[1])
-
-
-def array_arg(value: object, name: str) -> np.ndarray:
-    """A function's array argument: an array of numbers, nothing made from other values."""
-    if not isinstance(value, np.ndarray):
-        raise RefusedError(f"{name} takes an array here, not {describe(value)}.")
-    return value
-
-
-def transpose(line: Line, args: list, kwargs: dict):
-    array, order = array_arg(args[0], "transpose"), args[1:]
-    if len(order) == 1 and isinstance(order[0], tuple):
-        order = list(order[0])
-    if order and sorted(a % array.ndim if isinstance(a, int) else -1 for a in order) != list(
-        range(array.ndim)
-    ):
-        raise RefusedError(f"transpose takes each of the {array.ndim} axes once, in a new order.")
-    charge(line, (), "transpose", 0)  # a view: PART is its cost
-    return array.transpose(order or None)
-
-
-def swapaxes(line: Line, args: list, kwargs: dict):
-    if len(args) != 3:
-        raise RefusedError("swapaxes takes two axes: a.swapaxes(-1, -2).")
-    array = array_arg(args[0], "swapaxes")
-    axes(tuple(args[1:]), array.ndim, "swapaxes")
-    charge(line, (), "swapaxes", 0)  # a view: PART is its cost
-    return array.swapaxes(args[1], args[2])
-
-
-EINSUM = re.compile(r"^([a-z]+(?:,[a-z]+)*)->([a-z]*)$")
-
-
-def einsum(line: Line, args: list, kwargs: dict):
-    """np.einsum with explicit output ("bti,btj->ij"), its whole loop counted as work."""
-    if not args or not isinstance(args[0], str):
-        raise RefusedError("np.einsum starts with its subscripts: np.einsum('bti,btj->ij', a, b).")
-    spec = args[0].replace(" ", "")
-    match = EINSUM.match(spec)
-    if not match:
-        raise RefusedError(
-            "np.einsum's subscripts are letters for each array's axes, commas between "
-            "arrays, and -> before the result's: 'bti,btj->ij'."
-        )
-    inputs, output = match.group(1).split(","), match.group(2)
-    operands = args[1:]
-    if len(operands) != len(inputs):
-        raise RefusedError(f"The subscripts name {len(inputs)} arrays; {len(operands)} were given.")
-    sizes: dict[str, int] = {}
-    for letters, operand in zip(inputs, operands, strict=True):
-        if not isinstance(operand, np.ndarray):
-            raise RefusedError(f"np.einsum multiplies arrays, not {describe(operand)}.")
-        if len(letters) != operand.ndim:
-            raise RefusedError(
-                f"'{letters}' names {len(letters)} axes, but its array has shape {operand.shape}."
-            )
-        for letter, size in zip(letters, operand.shape, strict=True):
-            if sizes.setdefault(letter, size) != size:
-                raise RefusedError(
-                    f"Axis '{letter}' has size {sizes[letter]} in one array and {size} in another."
-                )
-    if len(set(output)) != len(output) or not set(output) <= set(sizes):
-        raise RefusedError("The result's letters must each appear once, and in an input.")
-    out = tuple(sizes[letter] for letter in output)
-    charge(line, out, "np.einsum", einsum_steps(count(out), math.prod(sizes.values()), operands))
-    return np.einsum(spec, *operands, optimize=False)
-
-
-def einsum_steps(out: int, loop: int, operands: list) -> int:
-    """What np.einsum is charged for: each step of its loop once per product it makes
-    there (each may end subnormal), or each entry of its result when that is more."""
-    return max(out, loop * max(1, len(operands) - 1))
-
-
-def where(line: Line, args: list, kwargs: dict):
-    values = arrays(args, "np.where", 3)
-    shape = broadcast([shape_of(v) for v in values], "np.where")
-    charge(line, shape, "np.where")
-    return np.where(*values)
-
-
-FUNCTIONS = {
-    "maximum": elementwise(np.maximum, "np.maximum", 2),
-    "minimum": elementwise(np.minimum, "np.minimum", 2),
-    "heaviside": elementwise(np.heaviside, "np.heaviside", 2),
-    "exp": elementwise(np.exp, "np.exp"),
-    "tanh": elementwise(np.tanh, "np.tanh"),
-    "abs": elementwise(np.abs, "np.abs"),
-    "sign": elementwise(np.sign, "np.sign"),
-    "sqrt": elementwise(np.sqrt, "np.sqrt"),
-    "where": Function("np.where", where),
-    "ones_like": like(np.ones_like, "np.ones_like"),
-    "zeros_like": like(np.zeros_like, "np.zeros_like"),
-    "sum": reduction(np.sum, "np.sum"),
-    "mean": reduction(np.mean, "np.mean"),
-    "einsum": Function("np.einsum", einsum),
-    "transpose": Function("np.transpose", transpose),
-    "swapaxes": Function("np.swapaxes", swapaxes),
-    "matmul": Function(
-        "np.matmul", lambda line, args, kwargs: matmul(*two(args), line, "np.matmul")
-    ),
-}
-METHODS = {
-    "sum": reduction(np.sum, ".sum"),
-    "mean": reduction(np.mean, ".mean"),
-    "max": reduction(np.max, ".max"),
-    "min": reduction(np.min, ".min"),
-    "reshape": Function(".reshape", reshape),
-    "astype": Function(".astype", astype),
-    "transpose": Function(".transpose", transpose),
-    "swapaxes": Function(".swapaxes", swapaxes),
-}
-
-
-def two(args: list) -> list:
-    if len(args) != 2:
-        raise RefusedError(f"np.matmul takes 2 arrays here, got {len(args)}.")
-    return [as_operand(a, "np.matmul") for a in args]

@@ -12,13 +12,12 @@ from ffn_core.exercise import build_ffn, check_lines
 from ffn_core.exercise.build_ffn import LESSON, UNEVEN, Case
 from ffn_core.exercise.check_lines import (
     CHECK_STEPS,
-    COLLAPSE_STEPS,
     MAX_CALLS,
     check_check_line,
-    check_collapse_line,
     own_check,
     planted_check,
 )
+from ffn_core.exercise.collapse_lines import COLLAPSE_STEPS, check_collapse_line
 from ffn_core.gradcheck import gradient_check
 
 TOY = Case("a toy at the page's caps", 1, 8, 16, 64, seed=3)
