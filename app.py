@@ -11,7 +11,8 @@ page records what it draws, for that view (ffn_ui/classroom/recording.py).
 import streamlit as st
 
 from ffn_ui.classroom.class_view import class_content, class_view
-from ffn_ui.classroom.follow import catch_up, followed, recorded
+from ffn_ui.classroom.follow import catch_up, followed
+from ffn_ui.classroom.teaching import recorded
 from ffn_ui.controls.url import keep_link_values
 from ffn_ui.page.history import back_keeps_settings
 from ffn_ui.page.path import HOME, TIER_ICONS, TIERS

@@ -152,7 +152,7 @@ def fresh_caches():
     from an empty room store (the process keeps it outside the caches)."""
     import streamlit as st
 
-    from ffn_ui.classroom.follow import store
+    from ffn_ui.classroom.room import store
 
     st.cache_data.clear()
     st.cache_resource.clear()

@@ -23,8 +23,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ffn_ui.classroom import recording
-from ffn_ui.classroom.follow import REVEALED, class_controls, store
+from ffn_ui.classroom.follow import class_controls
 from ffn_ui.classroom.recording import digest_of
+from ffn_ui.classroom.room import REVEALED, store
 from ffn_ui.classroom.store import ClassConnectionError, Look, RoomError
 from ffn_ui.classroom.votes import class_round
 from ffn_ui.controls.predict import NOT_SURE, Question, ask

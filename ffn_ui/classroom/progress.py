@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ffn_ui import figures
-from ffn_ui.classroom.follow import LIVE, STUDENTS, TEACHER, asked, client_address, store, teaching
+from ffn_ui.classroom.room import LIVE, STUDENTS, TEACHER, asked, client_address, store, teaching
 from ffn_ui.classroom.store import ClassConnectionError, RoomError
 from ffn_ui.classroom.voter import voter
 from ffn_ui.page.display import show

@@ -39,7 +39,7 @@ The rules, the same in both:
   IDLE_SECONDS (and that is older than that) ends to make way, the longest idle first:
   rooms held by sessions with no class in them cannot keep a teacher out, and a class
   with students is never ended for another. Only when no room is idle is a new one refused.
-- A session teaches one room at a time (ffn_ui/classroom/follow.py).
+- A session teaches one room at a time (ffn_ui/classroom/teaching.py).
 - A student counts as present for PRESENT_SECONDS after their last poll.
 - A vote is one per voter and question (a new one replaces the last), only for a question
   the teacher asked, only one of its answers, only until the teacher reveals it, and at

@@ -24,7 +24,7 @@ import streamlit as st
 
 from ffn_ui import figures
 from ffn_ui.classroom import recording
-from ffn_ui.classroom.follow import (
+from ffn_ui.classroom.room import (
     LIVE,
     REVEALED,
     STUDENTS,

@@ -13,8 +13,8 @@ from helpers import BUILD_IT, GLOSSARY, NEURONS, TRAPS, open_page
 
 from ffn_ui.classroom import class_view
 from ffn_ui.classroom import store as room_store
-from ffn_ui.classroom.follow import TEACHER, VIEWED, store
 from ffn_ui.classroom.recording import digest_of
+from ffn_ui.classroom.room import TEACHER, VIEWED, store
 from ffn_ui.page.display import IN_NUMBERS
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")

@@ -16,8 +16,9 @@ from helpers import NEURONS, TRAPS, decode, open_page
 from redis import OutOfMemoryError
 
 from ffn_ui.classroom import store as room_store
-from ffn_ui.classroom.follow import APPLIED, TEACHER, network_address, store
+from ffn_ui.classroom.room import APPLIED, TEACHER, store
 from ffn_ui.classroom.store import CODE_PATTERN, ClassConnectionError, NotTeacherError
+from ffn_ui.classroom.teaching import network_address
 from ffn_ui.classroom.votes import VOTED
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from ffn_ui.classroom.follow import VIEWED
+from ffn_ui.classroom.room import VIEWED
 from ffn_ui.classroom.store import VOTES_PER_MINUTE
 from harness.class_protocol import Participant, bar_counts, xsrf_cookie
 from harness.protocol import Control, Seen
