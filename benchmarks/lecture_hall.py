@@ -41,7 +41,6 @@ from harness.server import children_of, cpu_seconds
 
 GUESSES = [NOT_SURE, "neuron 1", "neuron 2", "both", "neither"]  # Home's question
 X1 = [v / 2 for v in range(-6, 7)]  # the teacher's slider, x₁ from −3 to 3
-X2 = -1.0  # left where it starts
 FOLLOW_SECONDS = 2.0
 TARGET_P95 = 0.5
 ANSWERS = "**The class's answers:** "  # the teacher's line about a question (votes.tally)

@@ -32,10 +32,6 @@ def is_gated(ffn: str) -> bool:
     return ffn in GATES
 
 
-def weight_names(ffn: str) -> tuple[str, ...]:
-    return GATED_NAMES if is_gated(ffn) else PLAIN_NAMES
-
-
 def weight_shapes(ffn: str, d_model: int, d_ff: int) -> dict[str, tuple[int, ...]]:
     """Each weight's shape: W1 and W_gate, W_up (d_model, d_ff); W2 and W_down (d_ff, d_model)."""
     if is_gated(ffn):

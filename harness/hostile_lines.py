@@ -4,8 +4,6 @@ answers with costly terms added, which grade right unless their work is priced."
 
 from __future__ import annotations
 
-import numpy as np
-
 from ffn_core.exercise.build_ffn import LESSON, STEPS, names_before, reference
 from ffn_core.exercise.safe_eval import MAX_CHARS
 
@@ -162,6 +160,3 @@ def environment() -> dict:
     inputs = LESSON.inputs()
     return names_before("dx", inputs, reference(inputs), LESSON.sizes)
 
-
-def finite_or_refused(value) -> bool:
-    return not isinstance(value, np.ndarray) or value.size <= 50_000
