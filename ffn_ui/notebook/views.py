@@ -1,0 +1,220 @@
+"""Each toy page's view as a notebook: the page's central computation in plain NumPy, its
+key figure in Plotly, an exercise from the lessons, and the numbers the page showed.
+
+    book = notebook_of(View(page="Neurons", ffn="relu", weights=..., ...))
+
+Every section opens with one sentence saying what it computes. The last cell prints the
+page's numbers as JSON (`checks`), which tests/pages/test_notebooks.py compares with the
+page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import nbformat
+import numpy as np
+
+from ffn_ui.notebook.cells import checks_cell, code, md, model_cells, notebook
+
+Section = tuple[list[nbformat.NotebookNode], dict[str, str]]  # cells, and what `checks` holds
+# Each activation's slope, as the backward pass needs it.
+SLOPE_CODE = {
+    "relu": "def act_slope(z):\n    return (z > 0).astype(float)",
+    "gelu": "def act_slope(z):\n    phi = np.exp(-0.5 * z**2) / np.sqrt(2 * np.pi)\n"
+    "    return 0.5 * (1.0 + _erf(z / np.sqrt(2.0))) + z * phi",
+    "gelu_tanh": "def act_slope(z):\n    c = np.sqrt(2.0 / np.pi)\n"
+    "    t = np.tanh(c * (z + 0.044715 * z**3))\n"
+    "    return 0.5 * (1 + t) + 0.5 * z * (1 - t**2) * c * (1 + 3 * 0.044715 * z**2)",
+    "silu": "def act_slope(z):\n    s = 1.0 / (1.0 + np.exp(-z))\n    return s * (1 + z * (1 - s))",
+    "identity": "def act_slope(z):\n    return np.ones_like(z)",
+}
+
+
+@dataclass(frozen=True)
+class View:
+    """What a page shows: the sidebar's model and tokens, and the page's own settings."""
+
+    page: str  # the page's name in the menu
+    ffn: str  # "relu", "gelu", …, "identity", or "swiglu"
+    weights: dict[str, np.ndarray]
+    scheme: str  # the sidebar's weights: "normal", "Xavier", "hand-edited", "uploaded"
+    seed: int
+    x: np.ndarray  # (T, d_model)
+    labels: list[str]
+    words: list[str] | None  # the sentence's words, when the tokens come from one
+    setting: dict = field(default_factory=dict)  # the page's own: a token, a threshold…
+
+
+def plain(view: View) -> bool:
+    return view.ffn not in ("swiglu", "bilinear")
+
+
+def home(view: View) -> Section:
+    """The smallest FFN: two inputs, two neurons whose keys turn, W2 the identity."""
+    s = view.setting
+    cells = [
+        md("## The smallest FFN\nTwo input numbers, two hidden neurons, no biases, W2 the "
+           "identity: each neuron's key is a column of W1, at an angle, of length √2."),
+        code(f"import numpy as np\nimport json\n\n"
+             f"angles = np.radians([{s['k1']}, {s['k2']}])  # each key's angle\n"
+             "W1 = np.round(np.sqrt(2) * np.stack([np.cos(angles), np.sin(angles)]), 12) + 0.0\n"
+             "W2 = np.eye(2)\n"
+             f"x = np.array([{s['x1']!r}, {s['x2']!r}])  # the token"),
+        md("## Who fires, and what each writes\nEach neuron scores key · x; ReLU passes a "
+           "positive score, and the neuron writes it times its row of W2."),
+        code("scores = x @ W1  # (2,)\nh = np.maximum(scores, 0.0)\nfired = scores > 0\n"
+             "writes = h[:, None] * W2  # (2, 2): neuron j's write is row j\n"
+             "out = writes.sum(axis=0)\nprint('scores', scores, 'fired', fired, 'out', out)"),
+        md("## The plane\nEach key as an arrow, the token as a cross."),
+        code("import plotly.graph_objects as go\n\nfig = go.Figure()\nfor j in range(2):\n"
+             "    fig.add_trace(go.Scatter(x=[0, W1[0, j]], y=[0, W1[1, j]], "
+             "name=f'key {j + 1}'))\n"
+             "fig.add_trace(go.Scatter(x=[x[0]], y=[x[1]], mode='markers', name='token x'))\n"
+             "fig.update_layout(xaxis_range=[-3, 3], yaxis_range=[-3, 3])\nfig.show()"),
+        md("### Exercise\nWhere in the plane does neither neuron fire? Try x = [−2, −2]: "
+           "predict the output before you run it."),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"output": "out.tolist()", "fired": "fired.tolist()"}
+
+
+def fired_section(view: View, threshold: float) -> list[nbformat.NotebookNode]:
+    strength = "np.abs(h)" if not plain(view) else "h"
+    return [
+        md(f"## Who fires\nA neuron fires for a token when what it passes on is above "
+           f"{threshold:g}{' in size' if not plain(view) else ''}."),
+        code(f"threshold = {threshold!r}\nfired = {strength} > threshold  # (T, d_ff)\n"
+             "print('fired per token', fired.sum(axis=1))"),
+    ]  # fmt: skip
+
+
+def neurons(view: View) -> Section:
+    threshold = float(view.setting.get("threshold", 0.0))
+    cells = [
+        *fired_section(view, threshold),
+        md("## The figure\nEvery token's activation at every neuron; the cells that fired."),
+        code("import plotly.graph_objects as go\n\n"
+             "go.Figure(go.Heatmap(z=np.where(fired, h, np.nan), y=tokens)).show()"),
+        md("### Exercise\nDouble d_ff (`d_ff = 2 * d_model` in the lesson's first exercise) "
+           "and draw new weights: does the share of neurons that fire change?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"fired_per_token": "fired.sum(axis=1).tolist()", "fired": "int(fired.sum())"}
+
+
+def key_value(view: View) -> Section:
+    t = int(view.setting.get("token", 0))
+    values = "W2" if plain(view) else "W_down"
+    bias = "b2" if plain(view) else "np.zeros(d_model)"
+    cells = [
+        md(f"## One token's writes\nToken {view.labels[t]}: each neuron writes what it "
+           f"passes on times its value, its row of {values}; the output is their sum"
+           f"{' plus b2' if plain(view) else ''}."),
+        code(f"t = {t}\nwrites = h[t][:, None] * {values}  # (d_ff, d_model)\n"
+             f"out_t = writes.sum(axis=0) + {bias}\n"
+             "print('the sum of the writes', out_t.round(6))\n"
+             "print('the forward pass', out[t].round(6))"),
+        md("## The figure\nEach neuron's write, coordinate by coordinate."),
+        code("import plotly.graph_objects as go\n\ngo.Figure(go.Heatmap(z=writes)).show()"),
+        md("### Exercise\nSwitch off the neuron that writes most (set its h to 0): how far "
+           "does the output move?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"output": "out_t.tolist()", "writers": f"int((h[{t}] != 0).sum())"}
+
+
+def collapse(view: View) -> Section:
+    if not plain(view):
+        return [md("## Collapse\nSwiGLU multiplies two linear maps: without its SiLU it is "
+                   "bilinear, not one matrix (the page shows the best single matrix's gap).")], {}  # fmt: skip  # noqa: E501
+    cells = [
+        md("## Two matrices become one\nWithout the activation, x @ W1 + b1 then @ W2 + b2 "
+           "is x @ W_eff + b_eff."),
+        code("W_eff = W1 @ W2  # (d_model, d_model)\nb_eff = b1 @ W2 + b2  # (d_model,)\n"
+             "two = (x @ W1 + b1) @ W2 + b2\none = x @ W_eff + b_eff\n"
+             "gap = np.abs(two - one).max()\nrank = np.linalg.matrix_rank(W_eff)\n"
+             "print('largest difference without an activation', gap, 'rank', rank)"),
+        md("## With the activation back\nThe FFN's own output against the one matrix."),
+        code("gap_act = np.abs(out - one).max()\nprint('with the activation', gap_act)"),
+        md("### Exercise\nCheck (x A) B = x (A B) for a random A and B of your own shapes."),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"gap": "float(gap)", "gap_act": "float(gap_act)", "rank": "int(rank)"}
+
+
+def backprop(view: View) -> Section:
+    if not plain(view):
+        return [md("## Backprop\nThis notebook writes the plain FFN's backward pass.")], {}
+    seed = int(view.setting.get("seed", 0))
+    cells = [
+        md("## The backward pass\nFrom dout back through W2, the activation's slope and "
+           "W1: each gradient has the shape of its quantity."),
+        code(f"G = np.random.default_rng({seed}).standard_normal(out.shape)  # dout\n\n\n"
+             f"{SLOPE_CODE[view.ffn]}\n\n\n"
+             "def ffn_backward(dout, h_pre, h):\n"
+             "    dW2 = h.T @ dout  # (d_ff, d_model)\n    db2 = dout.sum(axis=0)\n"
+             "    dh = dout @ W2.T  # (T, d_ff)\n"
+             "    dh_pre = dh * act_slope(h_pre)  # through the activation\n"
+             "    dW1 = x.T @ dh_pre  # (d_model, d_ff)\n    db1 = dh_pre.sum(axis=0)\n"
+             "    dx = dh_pre @ W1.T  # (T, d_model)\n    return dx, dW1, db1, dW2, db2\n\n\n"
+             "dx, dW1, db1, dW2, db2 = ffn_backward(G, h_pre, h)"),
+        md("## The gradient check\nEvery entry nudged by ±ε in float64, the centred "
+           "difference against the backward pass: the worst relative error of each."),
+        code("params = {'W1': W1, 'b1': b1, 'W2': W2, 'b2': b2, 'x': x}\n"
+             "grads = {'W1': dW1, 'b1': db1, 'W2': dW2, 'b2': db2, 'x': dx}\n\n\n"
+             "def loss():\n    out, _ = ffn_forward(params['x'])\n"
+             "    return np.sum(out * G)\n\n\n"
+             "def worst(name, eps=1e-6):\n    P = params[name]\n"
+             "    numeric = np.zeros(P.size)\n"
+             "    for k, i in enumerate(np.ndindex(P.shape)):\n"
+             "        old = P[i]\n        P[i] = old + eps\n        plus = loss()\n"
+             "        P[i] = old - eps\n        minus = loss()\n        P[i] = old\n"
+             "        numeric[k] = (plus - minus) / (2 * eps)\n"
+             "    a = grads[name].reshape(-1)\n"
+             "    return float((np.abs(a - numeric) / np.maximum(np.abs(a) + "
+             "np.abs(numeric), 1e-12)).max())\n\n\n"
+             "errors = {name: worst(name) for name in params}  # each nudged and restored\n"
+             "print(errors)"),
+        md("### Exercise\nRun the check in float32 (`astype(np.float32)` on every array): "
+           "how large do the errors grow, and which ε works best then?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"errors": "errors"}
+
+
+def position_wise(view: View) -> Section:
+    cells = [
+        md("## The same MLP at every token\nEach token run through the FFN alone gives "
+           "its row of the whole batch's output."),
+        code("alone = np.stack([ffn_forward(x[t : t + 1])[0][0] for t in range(len(x))])\n"
+             "moved = np.abs(alone - out).max()\nprint('largest difference', moved)"),
+        md("### Exercise\nChange one token's vector: which rows of the output move?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"moved": "float(moved)"}
+
+
+SECTIONS: dict[str, Callable[[View], Section]] = {
+    "Home": home,
+    "Neurons": neurons,
+    "Key–value memory": key_value,
+    "Collapse": collapse,
+    "Backprop": backprop,
+    "Position-wise": position_wise,
+}
+
+
+def notebook_of(view: View) -> nbformat.NotebookNode:
+    """The page's view as a notebook."""
+    section = SECTIONS[view.page]
+    cells, checks = section(view)
+    if view.page != "Home":  # Home's example is its own, not the sidebar's model
+        cells = [
+            *model_cells(view.ffn, view.weights, view.scheme, view.seed, view.x,
+                         view.labels, view.words),
+            *cells,
+        ]  # fmt: skip
+    checks = {"output_all": "out.tolist()", **checks} if view.page != "Home" else checks
+    return notebook(f"{view.page}, as the page showed it", [*cells, checks_cell(checks)])
