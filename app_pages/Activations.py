@@ -8,40 +8,39 @@ from ffn_core.analysis import bend_statistics, swiglu_statistics
 from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
-from ffn_ui.controls.buttons import model_preset_button, preset_button
+from ffn_ui.controls.buttons import model_preset_button
 from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.page.alt_text import count, number
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
-from ffn_ui.page.sections import SLICES, curves_section
+from ffn_ui.page.sections import curves_section, gelu_dip
 from ffn_ui.page.setup import setup
+from ffn_ui.page.stage import explained
 from ffn_ui.page.toy import ACTIVATION_LABELS
 
+LEDE = (
+    "The activation is the FFN's only bend: see what ReLU, GELU and SiLU make of a "
+    "neuron's score z, and what their slopes pass back."
+)
+NAMES = ACTIVATION_LABELS  # what the page shows -> the core's names
+# The numbers in braces are GELU's dip and its slope's, read off the core's GELU (gelu_dip).
 INTRO = (
     "The activation is the only bend in the FFN. ReLU, from the original Transformer "
     "(2017), cuts every negative score to exactly 0. GELU, used by BERT and GPT-2, weighs "
     "each score by how likely a standard normal value is to lie below it, so it bends "
-    "smoothly and outputs small negative values (never below about −0.17) for negative "
-    "scores. SiLU (Swish) is similar, and Llama's SwiGLU uses it as a gate. A smooth bend "
-    "has a nonzero slope almost everywhere: a neuron just below zero still gets a gradient "
-    "(GELU's slope there is about 0.5, fading further down) and can recover, where a ReLU "
-    "neuron gets none."
+    "smoothly and outputs small negative values for negative scores (never below about "
+    "{lowest}, at z ≈ {lowest_at}). SiLU (Swish) is similar, and Llama's SwiGLU uses it "
+    "as a gate. A smooth bend has a nonzero slope almost everywhere: a neuron just below "
+    "zero still gets a gradient and can recover, where a ReLU neuron gets none. GELU's "
+    "slope is {slope_at_0} at z = 0; it falls to 0 at z ≈ {lowest_at}, where GELU is "
+    "lowest, then turns negative, lowest about {steepest} near z ≈ {steepest_at}, and "
+    "fades back to 0 further down."
 )
-NAMES = ACTIVATION_LABELS  # what the page shows -> the core's names
 
-
-toy = setup("Activations", "Activations: why the bend matters", INTRO)
-
-if toy.presenter:  # in a row, so the curves start on a projector's first screen
-    places = st.columns(3)
-else:
-    places = [st.columns([3, 1])[1]] * 3
-    places[0].caption("Presets")
-preset_button(places[0], "Zoom near 0", range=1.5, curves=["ReLU", "GELU", "GELU-tanh", "SiLU"])
-preset_button(places[1], "Wide view", range=8.0, curves=[*NAMES, *SLICES])
-preset_button(places[2], "SwiGLU's slices", range=3.0, curves=["ReLU", "SiLU", *SLICES])
-
-
-curves_section(toy.presenter)
+toy = setup("Activations", "Activations: why the bend matters", LEDE)
+curves_section(toy.presenter)  # the curves, their controls beside them
+dip = {name: number(value) for name, value in vars(gelu_dip()).items()}
+explained(INTRO.format(**dip), toy.presenter)
 
 st.subheader("SwiGLU: a gate with two inputs")
 st.markdown(
@@ -91,7 +90,8 @@ if toy.gated:
     stats.loc["SwiGLU"] = swiglu_statistics(h_pre, toy.x @ toy.W_up)
 relu_dead, gelu_dead = stats.loc["ReLU", "dead neurons"], stats.loc["GELU", "dead neurons"]
 question = Question(
-    f"Predict: on these {toy.T} tokens, does GELU leave fewer dead neurons than ReLU?",
+    f"Predict: on {'this 1 token' if toy.T == 1 else f'these {toy.T} tokens'}, does GELU "
+    "leave fewer dead neurons than ReLU?",
     "guess_dead",
     ("yes, fewer", "no, the same", "no, more"),
     answer="yes, fewer" if gelu_dead < relu_dead else "no, the same",
@@ -100,9 +100,9 @@ question = Question(
         f"so no gradient reaches them; GELU has {gelu_dead:.0f}, since its slope is not zero "
         "below 0."
         if relu_dead
-        else f"each neuron scores above 0 on at least one of these {toy.T} tokens, so even "
-        "ReLU has none dead here. With one token (the button below) ReLU has many and GELU "
-        "about none."
+        else f"each neuron scores above 0 on at least one of the {count(toy.T, 'token')}, so "
+        "even ReLU has none dead here. With one token (the button “A batch with dead ReLU "
+        "neurons” sets one) ReLU has many and GELU about none."
     ),
 )
 model_preset_button(

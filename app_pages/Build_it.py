@@ -8,42 +8,67 @@ from ffn_core.exercise.build_ffn import LESSON, STEPS, UNEVEN
 from ffn_core.exercise.safe_eval import FUNCTIONS, METHODS
 from ffn_ui.classroom.progress import class_progress
 from ffn_ui.controls.url import bound_select
+from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
+from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.build_it import (
     by_hand_line,
     checked_on,
+    diagram,
+    graded,
     line,
     load_shared_lines,
     names_table,
     own_check,
     progress_text,
+    section_lines,
     share_lines,
     toy_case,
 )
 
+LEDE = "Write the FFN's forward and backward pass yourself, one NumPy line at a time."
 INTRO = (
-    "Write the FFN's forward pass yourself, keeping what the backward pass needs, then "
-    "the backward pass, and check every gradient against a numerical one. Each line is a "
-    "NumPy expression: type it and press Enter. A grader checks it on a small batch and on "
-    "shapes where no two sizes agree, and says what is wrong in words. Then your own "
-    "backward pass meets the gradient check of the Backprop page."
+    "Write the forward pass, keeping what the backward pass needs, then the backward pass, "
+    "and check every gradient against a numerical one. Each line is a NumPy expression: "
+    "type it and press Enter. A grader checks it on a small batch and on shapes where no "
+    "two sizes agree, and says what is wrong in words. The diagram above turns each line's "
+    "box green when it is right and red when it is wrong, with the shape it must have. "
+    "Then your own backward pass meets the gradient check of the Backprop page."
 )
 
 toy = setup(
     "Build it",
     "Build it: write the forward and backward pass",
-    INTRO,
+    LEDE,
     sidebar_note="This page's exercise is the plain ReLU FFN, whatever the FFN chosen below. "
-    "Choose “the sidebar's toy” at the top of the page to check your lines on this model too.",
+    "Choose “the sidebar's toy” beside the diagram to check your lines on this model too.",
 )
 load_shared_lines()
 CASES = {"the small batch": None, "no two sizes alike": UNEVEN, "the sidebar's toy": toy_case(toy)}
-chosen = bound_select(
-    "shapes in the table and in your gradient check", "build_case", list(CASES), "the small batch"
-)
+picture, controls = stage(toy.presenter)
+with controls:
+    chosen = bound_select(
+        "shapes in the diagram, the table and your gradient check",
+        "build_case",
+        list(CASES),
+        "the small batch",
+    )
 extra = CASES[chosen]
 case = extra or LESSON
+verdicts = graded(extra)  # every line, once, before any is drawn
+first = next((s for s in STEPS if not (verdicts[s.name] and verdicts[s.name].right)), None)
+with picture:
+    show(diagram(verdicts, case, first.name if first else None), toy.presenter)
+right = {s.name: bool(verdicts[s.name] and verdicts[s.name].right) for s in STEPS}
+with controls:
+    if first:
+        st.markdown(f"**{progress_text(right)}**")
+        st.caption(f"The first line to write: {first.of}.")
+        line(first, verdicts[first.name], stacked=True)
+    else:
+        st.success("Every line is right: section 3 runs them against the gradient check.")
+explained(INTRO, toy.presenter)
 with st.expander("The names a line may use") if toy.presenter else st.container():
     st.caption(checked_on(case, chosen == "the sidebar's toy"))
     st.caption(
@@ -60,19 +85,20 @@ with st.expander("The names a line may use") if toy.presenter else st.container(
         "are not on the list, and np.einsum or reshape-then-@ sum over the positions."
     )
 
+
 st.subheader("1. Forward: keep what the backward pass needs")
 st.markdown(
     "Type each line's right-hand side, then Enter. x is (B, T, C), and the layers multiply "
     "on the right: x @ W. The backward pass reuses h_pre and h: the forward pass's cache."
 )
-right = {step.name: line(step, extra) for step in STEPS if not step.backward}
+section_lines(verdicts, first, backward=False)
 
 st.subheader("2. Backward: from dout to every gradient")
 st.markdown(
     "dout is the loss's gradient at out, shape (B, T, C). Walk back: through W2, through "
     "the ReLU, through W1. Each gradient has the shape of its quantity."
 )
-right |= {step.name: line(step, extra) for step in STEPS if step.backward}
+section_lines(verdicts, first, backward=True)
 st.markdown(f"**{progress_text(right)}**")
 class_progress(right)
 

@@ -13,6 +13,7 @@ from ffn_ui.controls.predict import predicted
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
+from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.key_value import (
     GATED_NOTE,
     closed_gate_question,
@@ -25,33 +26,38 @@ from ffn_ui.parts.key_value import (
 MAX_COORDS = 24  # output coordinates drawn as bars; wider outputs keep the largest
 TOP_WRITERS = 6  # neurons drawn one by one in the sum; the rest are gathered
 
+LEDE = (
+    "Each neuron's key scores the token, and its value, weighted by what the activation "
+    "makes of that score, is added to the output."
+)
 INTRO = (
     "Geva and colleagues (2021) read the FFN as a memory. Each hidden neuron holds a "
     "**key**, its column of `W1`: a pattern it looks for in the token. The token's match "
     "score with the key, plus the neuron's bias, goes through the activation. Each neuron "
     "also holds a **value**, its row of `W2`: the vector it adds to the output, scaled by "
-    "how strongly it fired. So the output is every value, weighted by its neuron's "
-    "activation, plus the bias b2. (What a neuron that missed writes is section 2's "
-    "question.) In the smallest example (preset *Lesson*: d_model = d_ff = 2, W2 the "
-    "identity, no biases), the token [1, −1] misses the key [1, 1] (score 0) and matches "
-    "[1, −1] (score 2), so under ReLU only the second value is written, twice over: the "
-    "output is [0, 2]. (This app writes x @ W, so keys are columns of W1; written as W @ x, "
-    "as many texts do, they are rows: see the Glossary page.)"
+    "its activation. So the output is every value, weighted by its neuron's activation, "
+    "plus the bias b2. In the smallest example (preset *Lesson*: d_model = d_ff = 2, W2 "
+    "the identity, no biases), the token [1, −1] scores 0 against the key [1, 1] and 2 "
+    "against the key [1, −1]: what the neuron that scored 0 writes is section 2's question. "
+    "(This app writes x @ W, so keys are columns of W1; written as W @ x, as many texts "
+    "do, they are rows: see the Glossary page.)"
 )
 
-toy = setup("Key–value memory", "Key–value memory: match a pattern, write a value", INTRO)
-if toy.gated:
-    st.info(GATED_NOTE)
-
-t, j = pick_token_and_neuron(toy)
+toy = setup("Key–value memory", "Key–value memory: match a pattern, write a value", LEDE)
+match, controls = stage(toy.presenter)
+with controls:
+    t, j = pick_token_and_neuron(toy)
+    st.caption("The token is scored against every neuron's key; the picked neuron is outlined.")
 written = writes(toy.x[t], toy.weights, toy.activation)  # one token, neuron by neuron
 out, h, values, bias = written.out, written.coefficient, written.values, written.bias
 neurons = labels("n", toy.d_ff)
 token = toy.token_labels[t]
 fired = h != 0  # what writes anything: a ReLU neuron that fired, any SwiGLU neuron
-
-st.subheader(f"1. Match: how well “{token}” fits each key")
-h_pre = (gated_match if toy.gated else plain_match)(toy, t, j, neurons)  # gate, or score
+with match:  # 1. how well the token fits each key: the page's first figure
+    h_pre = (gated_match if toy.gated else plain_match)(toy, t, j, neurons)  # gate, or score
+if toy.gated:
+    st.info(GATED_NOTE)
+explained(INTRO, toy.presenter)
 
 st.subheader("2. Write: the output is the sum of the values")
 silent = np.flatnonzero(h_pre <= 0)  # the neurons that missed: no fire, or a closed gate
@@ -77,8 +83,8 @@ coord_labels = [f"out{c + 1}" for c in coords]  # the shown coordinates, not 1..
 stacked, writers, rest = grouped_writes(h, values, coords, TOP_WRITERS)  # (≤ 7, C), (≤ 6,)
 names = [neurons[k] for k in writers] + ([f"other {rest} neurons"] if rest else [])
 gap = float(np.max(np.abs(stacked.sum(axis=0) + bias[coords] - out[coords])))
-if not revealed:
-    st.caption("The sum is drawn once you have answered the question above.")
+if not revealed:  # true on a teacher's page too, where the answer waits for the reveal
+    st.caption("What every neuron writes, and their sum, are drawn with the answer.")
 else:
     block = "silu(gate_j) · up_j × W_down[j]" if toy.gated else "h_j × W2[j]"
     st.caption(
@@ -109,20 +115,12 @@ else:
 st.subheader("3. Residual: x + FFN(x)")
 down = int(np.sum(out < 0))
 st.caption(
-    f"The block adds the FFN's output to the token. The output is signed: here it pushes "
-    f"{down} of {toy.d_model} coordinates down."
+    "The block adds the FFN's output to the token, coordinate by coordinate: the token's "
+    f"x1 and the output's out1, and so on. The output is signed: here it pushes {down} of "
+    f"{toy.d_model} coordinates down."
 )
 show(
-    figures.grouped_bars(
-        {
-            "x": toy.x[t, coords],
-            "FFN(x)": out[coords],
-            "x + FFN(x)": toy.x[t, coords] + out[coords],
-        },
-        coord_labels,
-        f"token “{token}”",
-    ),
-    toy.presenter,
+    figures.residual_bars(toy.x[t, coords], out[coords], coords, f"token “{token}”"), toy.presenter
 )
 
 st.subheader("4. Switch neurons off, or turn one up")

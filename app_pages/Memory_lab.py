@@ -11,30 +11,37 @@ from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
 from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_multiselect, bound_select, bound_slider, bound_toggle
-from ffn_ui.page.display import show, show_in_pairs, tucked
+from ffn_ui.page.display import show, show_in_pairs
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
+from ffn_ui.page.stage import explained, stage
 from ffn_ui.page.training_cache import trained_memory
 from ffn_ui.parts import memory_lab
 
-CAPACITY_WIDTHS = (1, 2, 3, 4, 8, 16, 32, 64)
+LEDE = (
+    "An FFN learns to map each subject's word to its object's (France → Paris): watch it "
+    "train, then find the neurons that hold a fact, switch them off, and rewrite one."
+)
 INTRO = (
     "“The knowledge lives in the MLPs” is a claim about keys and values. A model small "
     "enough to see whole illustrates it (it cannot prove it): an FFN learns to map a "
-    "subject's word vector to its object's (France → Paris), scored against every word of a "
-    "54-word vocabulary. Then you can find the neurons that carry each fact, switch them "
-    "off, and rewrite a fact with a single rank-one change to W2."
+    "subject's word vector to its object's, scored against every word of a 54-word "
+    "vocabulary; the loss is how far those scores are from putting each fact's object "
+    "first, the recall the share of facts whose object comes first. Then you can find the "
+    "neurons that carry each fact, switch them off, and rewrite a fact with a single "
+    "rank-one change to W2: one column times one row (u ⊗ d), so every neuron's value row "
+    "moves along the same direction d, each by its own amount u_j."
 )
 
-toy = setup("Memory lab", "Memory lab: where the facts live", INTRO)
-d_model, act = memory_lab.store_d_model(toy.d_model), memory_lab.store_activation(toy)
-
-st.subheader("1. The facts, and training")
-left, right = st.columns(2)
-tables = list(memory.FACT_TABLES)
-table_name = bound_select("fact table", "facts", tables, tables[0], left)
-d_ff = bound_slider("neurons d_ff", "mem_dff", 4, 256, 64, 4, right)
-facts = memory_lab.edited_facts(table_name, tucked("The facts: read or edit them", toy.presenter))
+toy = setup("Memory lab", "Memory lab: where the facts live", LEDE)
+picture, controls = stage(toy.presenter)
+with controls:
+    readout = st.container()  # what training reached, above the controls that shape it
+    tables = list(memory.FACT_TABLES)
+    table_name = bound_select("fact table", "facts", tables, tables[0])
+    d_ff = bound_slider("neurons d_ff", "mem_dff", 4, 256, 64, 4)
+    facts = memory_lab.edited_facts(table_name, st.expander("The facts: read or edit them"))
+    d_model, act = memory_lab.store_d_model(toy.d_model), memory_lab.store_activation(toy)
 
 result = trained_memory(tuple(facts), d_model, d_ff, act, 0)
 W = result.weights
@@ -43,14 +50,16 @@ S, _ = memory.scores(W, X, E, act)  # (F, V)
 P = softmax(S)  # (F, V)
 recalled = S.argmax(axis=1) == objects  # (F,)
 fact_labels, neuron_names = [f"{s} → {o}" for s, o in facts], labels("n", d_ff)
+with picture:
+    show(figures.loss_and_recall(result.losses, result.recall), toy.presenter)
+with readout:
+    memory_lab.training_summary(result, recalled)
+explained(INTRO, toy.presenter)
 
-show(figures.loss_and_recall(result.losses, result.recall), toy.presenter)
-memory_lab.training_summary(result, recalled)
-
-st.subheader("2. Recall")
+st.subheader("1. Recall")
 st.dataframe(memory_lab.recall_table(fact_labels, P, recalled))
 
-st.subheader("3. Where each fact lives")
+st.subheader("2. Where each fact lives")
 fact = bound_select("fact", "fact", fact_labels, fact_labels[0], gone="in this fact table")
 f = fact_labels.index(fact)
 subject, answer = facts[f]
@@ -67,7 +76,7 @@ own = memory.answer_shares(W, X, E[objects], act)  # (F, d_ff)
 title = "every fact × every neuron: share of the fact's own answer"
 show(figures.matrix_heatmap(own, fact_labels, neuron_names, title, "share"), toy.presenter)
 
-st.subheader("4. One neuron as a key and a value")
+st.subheader("3. One neuron as a key and a value")
 gone = f"now that d_ff = {d_ff}"
 neuron = bound_select("neuron", "mneuron", neuron_names, neuron_names[int(order[0])], gone=gone)
 key_match, push = memory.key_and_value(W, X, E, neuron_names.index(neuron))  # (F,), (V,)
@@ -81,7 +90,7 @@ st.caption(
     "be checked."
 )
 
-st.subheader("5. Switch neurons off")
+st.subheader("4. Switch neurons off")
 left, right = st.columns(2)
 off_names = bound_multiselect("switched off", "moff", neuron_names, left, gone=gone)
 top_n = bound_slider(f"plus the top n neurons for “{subject}”", "topn", 0, 20, 0, 1, right)
@@ -91,28 +100,9 @@ broken = [fact_labels[i] for i in np.flatnonzero(recalled & ~survived)]
 lost = int(survived.sum() - recalled.sum())
 st.metric("facts still recalled", f"{survived.sum()} of {len(facts)}", delta=lost)
 st.caption(f"{len(off)} neurons off. Broken: {', '.join(broken) if broken else 'none'}.")
-fractions = np.linspace(0, 0.9, 10)
-curve = memory.recall_under_ablation(W, X, E, objects, act, fractions)  # (10,)
-label = f"Also train the store at {len(CAPACITY_WIDTHS)} widths, for its capacity curve"
-capacity = bound_toggle(label, "capacity", False)
-left, right = st.columns(2)
-with left:
-    title, xtitle = "recall as random neurons go", "share of neurons switched off"
-    show(figures.curves(fractions, {"recall": curve}, title, xtitle, "recall"), toy.presenter)
-if capacity:
-    by_width = memory.recall_by_width(facts, d_model, CAPACITY_WIDTHS, act, train=trained_memory)
-    with right:
-        x, title = np.array(CAPACITY_WIDTHS, float), "recall after training at each width"
-        show(figures.curves(x, {"recall": by_width}, title, "d_ff", "recall"), toy.presenter)
-few = (
-    " And with only a dozen facts, two or three neurons already suffice, because the readout "
-    "against every word does much of the work; a single neuron can only point one way and "
-    "loses some facts."
-)
-redundant = "A trained store is redundant: random neurons can go long before facts break."
-st.caption(redundant + (few if capacity else ""))
+memory_lab.redundancy(W, (E, X, objects), facts, d_model, act, toy.presenter)
 
-st.subheader("6. Rewrite one fact")
+st.subheader("5. Rewrite one fact")
 st.markdown(
     "Editing methods such as ROME (Rank-One Model Editing, Meng et al. 2022) treat an FFN's "
     "second matrix as a memory of key → value pairs and change it directly. The subject's "

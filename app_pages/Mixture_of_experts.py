@@ -16,49 +16,59 @@ from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
 from ffn_ui.page.shared_arrays import experts_and_router
+from ffn_ui.page.stage import explained, stage
 
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most
+LEDE = (
+    "A mixture-of-experts layer keeps E full FFNs, the experts, and a small router that "
+    "sends each token to only k of them."
+)
 INTRO = (
-    "A mixture-of-experts layer keeps E full FFNs, the experts, and a small router: a "
-    "linear map from the token to E scores (this page adds a bias to expert 1's score, to "
-    "try starving it; the parameter counts leave it out). A softmax turns the scores into "
-    "probabilities; each token goes only to its k most probable experts, whose outputs are "
-    "mixed with "
-    "those probabilities renormalised to sum to 1. Mixtral 8x7B keeps 8 experts and uses 2 "
-    "per token: 8× the FFN capacity at the FFN compute of 2."
+    "The router is a linear map from the token to E scores (this page adds a bias to expert "
+    "1's score, to try starving it; the parameter counts leave it out). A softmax turns the "
+    "scores into probabilities; each token goes only to its k most probable experts, whose "
+    "outputs are mixed with those probabilities renormalised to sum to 1. Mixtral 8x7B "
+    "keeps 8 experts and uses 2 per token: 8× the FFN capacity at the FFN compute of 2."
 )
 
 
-toy = setup("Mixture of experts", "Mixture of experts: capacity without compute", INTRO)
-left, mid, right = st.columns(3)
-E = bound_slider("experts E", "E", 2, 16, 8, 1, left)
-k = bound_slider("experts per token k", "k", 1, 16, 2, 1, mid)
-bias = bound_slider("router bias on expert 1", "rbias", -6.0, 6.0, 0.0, 0.5, right)
-buttons = st.columns(2)
-preset_button(buttons[0], "Preset: balanced router", rbias=0.0)
-preset_button(buttons[1], "Preset: starve expert 1", rbias=-6.0)
-if k > E:
-    st.warning(f"k = {k} is more than E = {E} experts; using k = {E}.")
-    k = E
-kind = "SwiGLU experts, as Mixtral's" if toy.gated else "experts"
-st.markdown(f"**{E} {kind}, {k} per token: {E}× the FFN capacity at {k}× the compute of one.**")
-d_model, d_ff = min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
-if (d_model, d_ff) != (toy.d_model, toy.d_ff):
-    st.info(
-        f"This page keeps {E} experts in memory, so it uses d_model = {d_model} and "
-        f"d_ff = {d_ff} (at most {MAX_D_MODEL} and {MAX_D_FF})."
+toy = setup("Mixture of experts", "Mixture of experts: capacity without compute", LEDE)
+picture, controls = stage(toy.presenter)
+with controls:
+    headline = st.container()  # what E and k give, above the sliders that set them
+    E = bound_slider("experts E", "E", 2, 16, 8, 1)
+    k = bound_slider("experts per token k", "k", 1, 16, 2, 1)
+    bias = bound_slider("router bias on expert 1", "rbias", -6.0, 6.0, 0.0, 0.5)
+    buttons = st.container(horizontal=True)
+    preset_button(buttons, "Preset: balanced router", rbias=0.0)
+    preset_button(buttons, "Preset: starve expert 1", rbias=-6.0)
+    if k > E:
+        st.warning(f"k = {k} is more than E = {E} experts; using k = {E}.")
+        k = E
+    kind = "SwiGLU experts, as Mixtral's" if toy.gated else "experts"
+    headline.markdown(
+        f"**{E} {kind}, {k} per token: {E}× the FFN capacity at {k}× the compute of one.**"
     )
+    d_model, d_ff = min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
+    if (d_model, d_ff) != (toy.d_model, toy.d_ff):
+        st.info(
+            f"This page keeps {E} experts in memory, so it uses d_model = {d_model} and "
+            f"d_ff = {d_ff} (at most {MAX_D_MODEL} and {MAX_D_FF})."
+        )
 experts, router = experts_and_router(d_model, d_ff, E, 0, toy.gated)
 x = toy.x[:, :d_model]
 b_router = np.zeros(E)
 b_router[0] = bias
 out, cache = moe_forward(x, router, experts, k, toy.activation, b_router)  # (T, d_model)
 expert_names = labels("e", E)
-
-st.subheader("1. Where the router sends each token")
 marks = np.zeros_like(cache.probs, dtype=bool)
 np.put_along_axis(marks, cache.chosen, True, axis=1)
-show(figures.routing_heatmap(cache.probs, marks, toy.token_labels, expert_names), toy.presenter)
+with picture:
+    routes = figures.routing_heatmap(cache.probs, marks, toy.token_labels, expert_names)
+    show(routes, toy.presenter)
+explained(INTRO, toy.presenter)
+
+st.subheader("1. How many tokens each expert gets")
 load = expert_load(cache.chosen, E)
 uniform = toy.T * k / E
 show(

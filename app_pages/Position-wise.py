@@ -14,12 +14,17 @@ from ffn_ui.controls.url import bound_number, bound_slider
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
+from ffn_ui.page.stage import explained, stage
 
 MAX_SHOWN = 64  # output coordinates drawn
+LEDE = (
+    "Attention mixes the tokens of a sequence. Does the FFN? Nudge one token's input and "
+    "guess which rows of the FFN's output change."
+)
 INTRO = (
-    "Attention mixes the tokens of a sequence. Does the FFN? Nudge one token's input below, "
-    "predict what happens to the other tokens' outputs, and then see why all T tokens can go "
-    "through the FFN together as one (T × d_model) · (d_model × d_ff) matrix product."
+    "The map shows, for every token (a row) and every output coordinate (a column), how "
+    "much the FFN's output moves when the token you picked has one coordinate of its input "
+    "nudged. In attention, a token's output draws on every token of the sequence."
 )
 WHY = (
     "The FFN never looks at two tokens at once: every token's vector goes through the same "
@@ -31,26 +36,24 @@ WHY = (
 )
 
 
-toy = setup("Position-wise", "Position-wise: the same MLP at every token", INTRO)
+toy = setup("Position-wise", "Position-wise: the same MLP at every token", LEDE)
 x = toy.x  # (T, d_model)
 d = min(toy.d_model, MAX_SHOWN)
 coords = labels("out", d)
-
-st.subheader("1. Nudge one token")
-left, mid, right = st.columns(3)
-t = pick_token(toy.token_labels, "token to nudge", "ptok", left, gone=tokens_gone(toy))
+asked = st.container()  # the question, above the map it is about
+change_map, controls = stage(toy.presenter)
+with controls:
+    t = pick_token(toy.token_labels, "token to nudge", "ptok", gone=tokens_gone(toy))
+    coord = bound_number(
+        "coordinate", "coord", 1, toy.d_model, 1, gone=f"now that d_model = {toy.d_model}"
+    )
+    nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1)
+    preset_button(st, "Preset: coordinate 1, by 1.5", nudge=1.5, coord=1)
 token = toy.token_labels[t]
-coord = bound_number(
-    "coordinate", "coord", 1, toy.d_model, 1, mid, gone=f"now that d_model = {toy.d_model}"
-)
-nudge = bound_slider("by", "nudge", -3.0, 3.0, 1.0, 0.1, right)
-preset_button(st, "Preset: nudge the first coordinate by 1.5", nudge=1.5, coord=1)
 out = toy.forward(x)  # (T, d_model)
 x_nudged = x.copy()
 x_nudged[t, coord - 1] += nudge
-out_nudged = toy.forward(x_nudged)
-change = out_nudged - out  # (T, d_model)
-others = np.delete(change, t, axis=0)
+change = toy.forward(x_nudged) - out  # (T, d_model)
 question = Question(
     f"Predict: nudge token {token}. Which rows of the change map below light up?",
     "guess_rows_moved",
@@ -60,54 +63,51 @@ question = Question(
     "input can change only that token's output. Attention, not the FFN, lets a change at "
     "one position reach another.",
 )
-if predicted(question):
-    st.markdown(WHY)
+answered = predicted(question, container=asked)
+with change_map:
+    title = f"change in FFN(x) after nudging {token}"
+    fig = figures.matrix_heatmap(
+        change[:, :d], toy.token_labels, coords, title, "change", hidden=not answered
+    )
+    show(fig, toy.presenter)
+explained(INTRO, toy.presenter)
+if answered:
     left, right = st.columns(2)
-    moved_elsewhere = np.abs(others).max(initial=0)
+    moved_elsewhere = np.abs(np.delete(change, t, axis=0)).max(initial=0)
     left.metric("largest change in the other tokens' outputs", f"{moved_elsewhere:g}")
-    right.metric(f"largest change in {token}'s output", f"{np.abs(change[t]).max():.4g}")
+    right.metric(f"largest change in the output of {token}", f"{np.abs(change[t]).max():.4g}")
     st.caption("Notice: the whole change sits in one row, however the nudge is set.")
-    show(
-        figures.matrix_heatmap(
-            change[:, :d], toy.token_labels, coords, "change in FFN(x) after the nudge", "change"
-        ),
-        toy.presenter,
+    st.markdown(WHY)
+
+if answered:  # each shows the tokens going through alone: the question's answer
+    st.subheader("Shuffle the tokens, and the outputs shuffle the same way")
+    seed = bound_number(
+        "which shuffle",
+        "perm",
+        0,
+        999,
+        1,
+        help="Each number is one random order of the tokens; change it for another.",
+    )
+    perm = np.random.default_rng(seed).permutation(toy.T)
+    st.caption(f"New order: {', '.join(toy.token_labels[i] for i in perm)}.")
+    out_perm = toy.forward(x[perm])
+    gap = np.abs(out_perm - out[perm]).max()
+    st.metric("max |FFN(shuffled x) − shuffled FFN(x)|", f"{gap:g}")
+    shuffled = [toy.token_labels[i] for i in perm]
+    title = "FFN of the shuffled tokens: each row is still its token's output"
+    show(figures.matrix_heatmap(out_perm[:, :d], shuffled, coords, title, "output"), toy.presenter)
+
+    st.subheader("One batched product instead of T small ones")
+    rows = np.array([toy.forward(x[i]) for i in range(toy.T)])
+    first = "W_gate" if toy.gated else "W1"
+    st.markdown(
+        f"`x` is {toy.T} × {toy.d_model}; `x @ {first}` is one product giving all {toy.T} × "
+        f"{toy.d_ff} scores at once. Running the tokens one by one gives the same output, "
+        f"{agreement(float(np.abs(rows - out).max()))}, only slower."
     )
 
-st.subheader("2. Shuffle the tokens, and the outputs shuffle the same way")
-seed = bound_number(
-    "which shuffle",
-    "perm",
-    0,
-    999,
-    1,
-    help="Each number is one random order of the tokens; change it for another.",
-)
-perm = np.random.default_rng(seed).permutation(toy.T)
-st.caption(f"New order: {', '.join(toy.token_labels[i] for i in perm)}.")
-out_perm = toy.forward(x[perm])
-st.metric("max |FFN(shuffled x) − shuffled FFN(x)|", f"{np.abs(out_perm - out[perm]).max():g}")
-show(
-    figures.matrix_heatmap(
-        out_perm[:, :d],
-        [toy.token_labels[i] for i in perm],
-        coords,
-        "FFN of the shuffled tokens: each row is still its token's output",
-        "output",
-    ),
-    toy.presenter,
-)
-
-st.subheader("3. One batched product instead of T small ones")
-rows = np.array([toy.forward(x[i]) for i in range(toy.T)])
-first = "W_gate" if toy.gated else "W1"
-st.markdown(
-    f"`x` is {toy.T} × {toy.d_model}; `x @ {first}` is one product giving all {toy.T} × "
-    f"{toy.d_ff} scores at once. Running the tokens one by one gives the same output, "
-    f"{agreement(float(np.abs(rows - out).max()))}, only slower."
-)
-
-st.subheader("4. Cost: the FFN grows with T, attention with T²")
+st.subheader("Cost: the FFN grows with T, attention with T²")
 T = np.unique(np.geomspace(1, 131072, 120).astype(int))
 attn = attention_flops(T, toy.d_model, default_heads(toy.d_model))
 cross = quadratic_crossover(toy.d_ff, toy.cost_kind)

@@ -19,38 +19,39 @@ from ffn_ui.controls.url import bound_select_slider, bound_slider
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
+from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts import superposition as sp
 
+LEDE = (
+    "Five features (each one number an input carries, usually 0) must pass through two "
+    "hidden dimensions; a feature's importance is how much losing it costs in training."
+)
 INTRO = (
     "A trained model has neurons that fire for several unrelated tokens (the Real model "
-    "page shows some). "
-    "Why would a trained network do that? Here is the smallest model that does it: n "
-    "features, each usually 0, squeezed into m < n hidden dimensions, h = W x, and read "
-    "back as x' = ReLU(Wᵀ h + b). Each feature has an importance, its weight in the "
+    "page shows some). Why would a trained network do that? Above is the smallest model "
+    "that does it: n features, each usually 0, squeezed into m < n hidden dimensions, "
+    "h = W x, and read back as x' = ReLU(Wᵀ h + b). Feature i's arrow is column W_i, its "
+    "direction in the hidden space. Each feature has an importance, its weight in the "
     "training loss: how much getting it wrong costs. Training decides which features get a "
     "direction of their own, which share one, and which are dropped."
 )
 
-toy = setup("Superposition", "Superposition: more features than dimensions", INTRO, tuck_model=True)
-places = st.columns(3)
-dense, sparse, very = "no zeros, importance 0.7^i", "95 % zeros, equal", "99.9 % zeros, 0.9^i"
-preset_button(places[0], "Dense", help=dense, sp_sparsity=0.0, sp_decay=0.7)
-preset_button(places[1], "Sparse", help=sparse, sp_sparsity=0.95, sp_decay=1.0)
-preset_button(places[2], "Very sparse", help=very, sp_sparsity=0.999, sp_decay=0.9)
-left, right = st.columns(2)
-sparsity = bound_select_slider(
-    "sparsity 1 − p (the share of zeros)",
-    "sp_sparsity",
-    sp.SPARSITIES,
-    0.95,
-    sp.sparsity_text,
-    left,
-)
-decay = bound_select_slider(
-    "importance of feature i: decay^i", "sp_decay", sp.DECAYS, 1.0, lambda d: f"{d:g}", right
-)
+toy = setup("Superposition", "Superposition: more features than dimensions", LEDE, tuck_model=True)
+asked = st.container()  # the question goes above the figure; it names the sliders' setting
+picture, controls = stage(toy.presenter)
+with controls:
+    row = st.container(horizontal=True)  # the buttons wrap rather than cut their words
+    dense, sparse, very = "no zeros, importance 0.7^i", "95 % zeros, equal", "99.9 % zeros, 0.9^i"
+    preset_button(row, "Dense", help=dense, sp_sparsity=0.0, sp_decay=0.7)
+    preset_button(row, "Sparse", help=sparse, sp_sparsity=0.95, sp_decay=1.0)
+    preset_button(row, "Very sparse", help=very, sp_sparsity=0.999, sp_decay=0.9)
+    sparsity = bound_select_slider(
+        "sparsity 1 − p (the share of zeros)", "sp_sparsity", sp.SPARSITIES, 0.95, sp.sparsity_text
+    )
+    decay = bound_select_slider(
+        "importance of feature i: decay^i", "sp_decay", sp.DECAYS, 1.0, lambda d: f"{d:g}"
+    )
 
-st.subheader("1. Five features, two dimensions")
 at = f"{sp.sparsity_text(sparsity)} zeros and {sp.importance_text(decay)}"
 question = Question(
     f"At {at}, how many of the five features will the model keep?",
@@ -59,35 +60,36 @@ question = Question(
     answer=lambda: str(sp.kept(sp.five(sparsity, decay))),
     why=lambda: sp.why_kept(sp.kept(sp.five(sparsity, decay))),
 )
-if predicted(question, setting=(sparsity, decay)):
-    model = sp.five(sparsity, decay)
-    names = labels("f", 5)
+answered = predicted(question, setting=(sparsity, decay), container=asked)
+model, names = sp.five(sparsity, decay), labels("f", 5)
+with picture:
+    show(figures.feature_arrows(model.W if answered else None, names), toy.presenter)
+if answered:
     norms = feature_norms(model.W)
-    kept = sp.kept(model)
-    st.caption(
-        f"At {sp.sparsity_text(sparsity)} zeros and {sp.importance_text(decay)} the model keeps "
-        f"{kept} of 5 features (‖W_i‖ above 0.5: {', '.join(f'{v:.2f}' for v in norms)}). "
-        "Notice the angles between the kept arrows: at right angles two features do not "
-        "interfere; at any other angle they share the plane's two dimensions. After section "
-        "2's question, press Dense, Sparse and Very sparse to compare."
-    )
+    with controls:
+        st.caption(
+            f"At {at} the model keeps {sp.kept(model)} of 5 features (the length ‖W_i‖ of "
+            f"each arrow, above 0.5 for a kept one: {', '.join(f'{v:.2f}' for v in norms)}). "
+            "Notice the angles between the kept arrows: at right angles two features do not "
+            "interfere; at any other angle they share the plane's two dimensions. After "
+            "the phase change's question below, press Dense, Sparse and Very sparse to compare."
+        )
     left, right = st.columns(2)
+    gram = model.W.T @ model.W  # (5, 5)
     with left:
-        show(figures.feature_arrows(model.W, names), toy.presenter)
-    with right:
-        gram = model.W.T @ model.W  # (5, 5)
         show(
             figures.matrix_heatmap(gram, names, names, "Wᵀ W: how features overlap"), toy.presenter
         )
-    st.caption(
+    right.caption(
         "The diagonal of Wᵀ W is each feature's squared length; the rest is how much two "
         "features interfere: 0 off the diagonal means no interference at all."
     )
+explained(INTRO, toy.presenter)
 
-st.subheader("2. The phase change")
+st.subheader("1. The phase change")
 sp.phase_section(toy.presenter)
 
-st.subheader("3. Bigger n: how much of a dimension each feature gets")
+st.subheader("2. Bigger n: how much of a dimension each feature gets")
 left, right = st.columns(2)
 n = bound_slider("features n", "sp_n", 4, sp.MAX_FEATURES, 20, 1, left)
 m = bound_slider("hidden dimensions m", "sp_m", 1, sp.MAX_HIDDEN, 5, 1, right)
@@ -103,7 +105,8 @@ else:
         "pointing opposite ways), 2/5 in a pentagon, 0 dropped. "
         f"Notice where they sit here: from {D.min():.2f} to {D.max():.2f}, median "
         f"{np.median(D):.2f}. Over all features, m / ‖W‖_F² = {per:.2f} dimensions per "
-        "feature (the dashed line)."
+        "feature (the dashed line); ‖W‖_F², the squared Frobenius norm, is every weight of W "
+        "squared and summed: the features' squared lengths added up."
     )
     show(
         figures.bars(
@@ -117,14 +120,14 @@ else:
         toy.presenter,
     )
 
-st.subheader("4. Polysemantic neurons")
+st.subheader("3. Polysemantic neurons")
 st.caption(
     "The same sparse features, now through a hidden layer of ReLU neurons, fewer than the "
     "features: h = ReLU(W1 x + b1), the first half of an FFN, read back by "
-    "x' = ReLU(W2 h + b2) (the outer ReLU is this toy's readout, as in section 1; an FFN "
-    "has none after W2), trained the same way. Each cell is how far a neuron's activation "
-    "rises above its resting value, its activation with every feature off, when one "
-    "feature alone is on (blue: the feature switches it off)."
+    "x' = ReLU(W2 h + b2) (the outer ReLU is this toy's readout, as in the arrows at the "
+    "top; an FFN has none after W2), trained the same way. Each cell is how far a "
+    "neuron's activation rises above its resting value, its activation with every "
+    "feature off, when one feature alone is on (blue: the feature switches it off)."
 )
 k = bound_slider("neurons", "sp_k", 2, 10, 4, 1)
 net = sp.neurons(12, k, sparsity, decay)

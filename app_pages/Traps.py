@@ -1,4 +1,4 @@
-"""Traps: the classic mistakes of the by-hand FFN, made visible, and the lesson's exercise."""
+"""Traps: the classic mistakes of the by-hand FFN, made visible, and an exercise by hand."""
 
 import inspect
 
@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 import ffn_core.reference
-from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
+from ffn_core import ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
@@ -15,62 +15,63 @@ from ffn_ui.controls.url import bound_number, bound_text
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
-from ffn_ui.parts.traps import EXERCISE, SHAPES, grade_exercise, outcome, small_case
+from ffn_ui.page.stage import explained, stage
+from ffn_ui.parts.traps import (
+    DIFFERENT,
+    EXERCISE,
+    SAME,
+    SHAPES,
+    grade_exercise,
+    outcome,
+    small_case,
+    stride_question,
+    with_w1_transposed,
+)
 
-SAME, DIFFERENT = "the same answer", "a different answer or a crash"
+LEDE = (
+    "Two mistakes made writing the FFN by hand that a test can miss: reading W2 with W1's "
+    "stride, and passing W1 transposed."
+)
 INTRO = (
-    "Two mistakes catch almost everyone who writes the FFN by hand, and both hide on the "
-    "small examples people test with. Guess first, then look."
+    "By hand, in the W @ x convention, W1 is H × D and W2 is D × H, where D is d_model and H "
+    "is d_ff, both stored as flat row-major lists: row i of W1 starts at i·D, row i of W2 at "
+    "i·H. The mistake reads W2 with W1's stride D, so y[i] takes the H entries from i·D "
+    "instead of i·H. Each row of cells above is one output y[i] and the entries of W2's list "
+    "it reads, with the number it reads; hover over a cell for the entry it really is."
 )
 
 
-toy = setup("Traps", "Traps: the mistakes that square examples hide", INTRO)
+toy = setup("Traps", "Traps: the mistakes that square examples hide", LEDE)
+asked = st.container()  # the question goes above the figure; it names D and H, read beside it
+picture, controls = stage(toy.presenter)
+with controls:
+    D = bound_number("D (d_model)", "D", 1, 8, 3)
+    H = bound_number("H (d_ff)", "H", 1, 8, 5)
+    st.caption("Presets")
+    for place, (label, (d, h)) in zip(st.columns(3), SHAPES.items(), strict=True):
+        preset_button(place, label, D=d, H=h)
+case = small_case(D, H)
+right_out = ffn_forward_flat(**case)
+wrong_out, crash = outcome(ffn_forward_flat_one_stride, *case.values())
+stride = stride_question(D, H, same=wrong_out == right_out)
+answered = predicted(stride, setting=(D, H), container=asked)
+with picture:
+    show(figures.stride_reads(D, H, case["W2"], shown=answered), toy.presenter)
+if answered:
+    with controls:
+        st.markdown("**correct strides**")
+        st.code(repr(right_out), language=None, wrap_lines=True)
+        st.markdown("**one stride (D) for both**")
+        st.code(crash or repr(wrong_out), language=None, wrap_lines=True)
+explained(INTRO, toy.presenter, label="1. Orientation: one stride for two matrices")
 if toy.gated:
     st.info(
         "Sections 1, 2 and 4 are the lesson's plain FFN by hand, W1 and W2, whatever the "
         "sidebar says; section 3 runs the sidebar's SwiGLU, whose last matrix is W_down."
     )
 
-st.subheader("1. Orientation: one stride for two matrices")
-st.markdown(
-    "By hand, in the W @ x convention, W1 is H × D and W2 is D × H, both stored as flat "
-    "row-major lists: row i of W1 starts at i·D, row i of W2 at i·H. The mistake reads "
-    "W2 with W1's stride D."
-)
-left, mid, right = st.columns([1, 1, 2])
-D = bound_number("D (d_model)", "D", 1, 8, 3, left)
-H = bound_number("H (d_ff)", "H", 1, 8, 5, mid)
-with right:
-    st.caption("Presets")
-    for place, (label, (d, h)) in zip(st.columns(3), SHAPES.items(), strict=True):
-        preset_button(place, label, D=d, H=h)
-case = small_case(D, H)
-x, W1, W2 = case["x"], case["W1"], case["W2"]
-right_out = ffn_forward_flat(**case)
-wrong_out, crash = outcome(ffn_forward_flat_one_stride, *case.values())
-stride = Question(
-    f"With D = {D} and H = {H}, will the one-stride version give the same answer?",
-    "guess_stride",
-    (SAME, DIFFERENT),
-    answer=SAME if wrong_out == right_out else DIFFERENT,
-    why="when H = D the two strides are the same number, so every square test passes (and "
-    "with D = 1, W2 has one row, which starts at 0 either way); with "
-    "H > D the mistake reads the wrong numbers silently, and with H < D it runs off the end.",
-)
-if predicted(stride, setting=(D, H)):
-    left, right = st.columns(2)
-    left.markdown("**correct strides**")
-    left.code(repr(right_out), language=None, wrap_lines=True)
-    right.markdown("**one stride (D) for both**")
-    right.code(crash or repr(wrong_out), language=None, wrap_lines=True)
-
 st.subheader("2. Orientation: a transposed matrix in the x @ W convention")
-W1m = np.array(W1).reshape(H, D).T  # (D, H): x @ W convention
-W2m = np.array(W2).reshape(D, H).T  # (H, D)
-good, _ = ffn_forward(np.array(x), W1m, np.zeros(H), W2m, np.zeros(D))
-transposed, refusal = outcome(
-    lambda: ffn_forward(np.array(x), W1m.T, np.zeros(H), W2m, np.zeros(D))[0].tolist()
-)
+good, transposed, refusal = with_w1_transposed(case, D, H)
 same_t = transposed is not None and np.allclose(transposed, good)
 transpose = Question(
     f"Passing W1 transposed ({H} × {D} instead of {D} × {H}): the same answer?",

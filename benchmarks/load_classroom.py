@@ -72,7 +72,7 @@ def axis_ends_at(seen: Seen, value: float) -> bool:
 
 
 def names_layer(seen: Seen, value: float) -> bool:
-    return f"2. Who fires in layer {int(value)}" in seen.headings
+    return f"1. Who fires in layer {int(value)}" in seen.headings
 
 
 def names_k(seen: Seen, value: float) -> bool:
@@ -80,7 +80,7 @@ def names_k(seen: Seen, value: float) -> bool:
 
 
 def names_block(seen: Seen, value: float) -> bool:
-    return f"2. Who fires in block {int(value)}'s gated FFN" in seen.headings
+    return f"1. Who fires in block {int(value)}'s gated FFN" in seen.headings
 
 
 def changes_output_unless_1(seen: Seen, value: float) -> bool:

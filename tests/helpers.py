@@ -148,6 +148,9 @@ ANSWERS = {
     SCALE: {"guess_share": "about two thirds"},
     SUPERPOSITION: {"guess_kept": "5", "guess_phase": "already at 50 % zeros"},
     POSITION_WISE: {"guess_rows_moved": "only its own row"},
+    NEURONS: {"guess_fire": "about half"},
+    KEY_VALUE: {"guess_kv": "nothing"},
+    ACTIVATIONS: {"guess_dead": "no, the same"},
     BACKPROP: {
         "guess_precision": "10⁻⁶ or smaller in float64, 10⁻² or worse in float32",
         "guess_dw1": "exactly zero",

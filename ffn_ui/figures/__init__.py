@@ -6,6 +6,7 @@ trace shows its exact values on hover.
 """
 
 from ffn_ui.figures.activations import activation_curves, gate_up_scatter, swiglu_surface
+from ffn_ui.figures.backward import Panel, line_diagram, stacked_maps
 from ffn_ui.figures.base import (
     COLOURS,
     DIVERGING,
@@ -33,12 +34,14 @@ from ffn_ui.figures.charts import (
     class_answers,
     curves,
     grouped_bars,
+    held_back_heatmap,
     histogram,
     log_lines,
     matrix_heatmap,
     spread_heatmap,
 )
-from ffn_ui.figures.cost import flops_vs_length, routing_heatmap
+from ffn_ui.figures.collapse import product_heatmaps
+from ffn_ui.figures.cost import block_shares, flops_vs_length, routing_heatmap
 from ffn_ui.figures.memory import (
     LENS_ROW_PX,
     key_and_value_bars,
@@ -49,6 +52,7 @@ from ffn_ui.figures.memory import (
 )
 from ffn_ui.figures.neurons import firing_heatmap, most_active_columns
 from ffn_ui.figures.planes import half_plane_polygon, half_planes, score_text
+from ffn_ui.figures.strides import stride_reads
 from ffn_ui.figures.superposition import PHASE_COLOURS, feature_arrows, phase_heatmap
 from ffn_ui.figures.training import (
     check_bars,
@@ -58,8 +62,14 @@ from ffn_ui.figures.training import (
     loss_along_score,
     square_law,
     surface_contour,
+    task_points,
 )
-from ffn_ui.figures.writes import arrows_figure, neuron_writes_figure, writes_in_words
+from ffn_ui.figures.writes import (
+    arrows_figure,
+    neuron_writes_figure,
+    residual_bars,
+    writes_in_words,
+)
 
 __all__ = [
     "COLOURS",
@@ -75,10 +85,12 @@ __all__ = [
     "SILENT",
     "SILENT_CELL",
     "ZERO_LINE",
+    "Panel",
     "activation_curves",
     "arrow",
     "arrows_figure",
     "bars",
+    "block_shares",
     "check_bars",
     "class_answers",
     "curve_fit",
@@ -95,12 +107,14 @@ __all__ = [
     "grouped_bars",
     "half_plane_polygon",
     "half_planes",
+    "held_back_heatmap",
     "histogram",
     "key_and_value_bars",
     "largest",
     "largest_shares",
     "lens_strip",
     "line_at",
+    "line_diagram",
     "log_lines",
     "loss_along_score",
     "loss_and_recall",
@@ -110,13 +124,18 @@ __all__ = [
     "neuron_writes_figure",
     "pair",
     "phase_heatmap",
+    "product_heatmaps",
     "rank_one_change",
+    "residual_bars",
     "routing_heatmap",
     "score_text",
     "spread_heatmap",
     "square_law",
+    "stacked_maps",
+    "stride_reads",
     "surface_contour",
     "swiglu_surface",
+    "task_points",
     "titled",
     "writes_in_words",
 ]

@@ -10,12 +10,17 @@ from ffn_ui.figures.charts import curves
 from ffn_ui.figures.training import surface_contour
 
 
-def activation_curves(z: np.ndarray, series: dict[str, np.ndarray], ytitle: str) -> go.Figure:
+def activation_curves(
+    z: np.ndarray, series: dict[str, np.ndarray], ytitle: str, title: str = ""
+) -> go.Figure:
     """The activations' curves over z. GELU-tanh is dashed, since it lies on exact GELU,
     and with both drawn an inset shows their difference, GELU − GELU-tanh; SwiGLU's slice
     up = 1 is dotted, since it is SiLU itself. The inset's axis sits on its right, clear of
     the main y-axis."""
-    fig = curves(z, series, "", "z", ytitle)
+    # the legend under the plot: beside it, it took half of a column's width
+    legend = {"orientation": "h", "y": -0.18, "yanchor": "top"}
+    fig = curves(z, series, title, "z", ytitle, legend=legend)
+    fig.layout.height = 440
     for trace in fig.data:
         if trace.name == "GELU-tanh":
             trace.line.dash = "dash"

@@ -160,18 +160,54 @@ def grouped_bars(series: dict[str, np.ndarray], coord_labels: list[str], title: 
 
 
 def matrix_heatmap(
-    values: np.ndarray, rows: list[str], cols: list[str], title: str, what: str = "value"
+    values: np.ndarray,
+    rows: list[str],
+    cols: list[str],
+    title: str,
+    what: str = "value",
+    hidden: bool = False,
 ) -> go.Figure:
-    """Any matrix on a diverging scale centred on zero, exact values on hover."""
+    """Any matrix on a diverging scale centred on zero, exact values on hover; `hidden`:
+    its grid alone, every cell grey, until the answer its values would give."""
+    height = min(700, max(260, 80 + 26 * len(rows)))
+    axes = {"yaxis": {"autorange": "reversed", "type": "category"}, "xaxis": {"type": "category"}}
+    if hidden:
+        alt = (
+            f"A grid of {len(rows)} rows by {len(cols)} columns, every cell grey: the "
+            f"{what} in each waits for the answer."
+        )
+        return held_back_heatmap(rows, cols, what, alt, height, title=title, **axes)
     hover = f"row %{{y}}, column %{{x}}<br>{what} %{{z:.6g}}<extra></extra>"
     heatmap = heatmap_trace(values, cols, rows, what, hover, **diverging(values))
-    return figure(
-        [heatmap],
-        min(700, max(260, 80 + 26 * len(rows))),
-        title=title,
-        yaxis={"autorange": "reversed", "type": "category"},
-        xaxis={"type": "category"},
+    return figure([heatmap], height, title=title, **axes)
+
+
+HELD_BACK = "#D9D9D9"  # a cell whose value waits for the answer: not a value's colour
+
+
+def held_back_heatmap(
+    rows: list[str], cols: list[str], what: str, alt: str, height: int, **layout
+) -> go.Figure:
+    """A heatmap's grid of len(rows) × len(cols) cells with its values held back: every
+    cell the same grey, marked "?" when the cells are wide enough, and nothing but the row
+    and column on hover. What a figure shows before the guess its values would settle;
+    `alt`, its words, says what is held back (no number of it)."""
+    z = np.zeros((len(rows), len(cols)), np.float32)
+    marks = {}
+    if len(cols) <= 64:
+        marks = {"text": np.full(z.shape, "?"), "texttemplate": "%{text}"}
+    cells = go.Heatmap(
+        z=z,
+        x=cols,
+        y=rows,
+        colorscale=[[0, HELD_BACK], [1, HELD_BACK]],
+        showscale=False,
+        hovertemplate=f"%{{y}}, %{{x}}: {what} held back<extra></extra>",
+        xgap=1 if len(cols) <= 64 else 0,
+        ygap=1,
+        **marks,
     )
+    return figure([cells], height, meta={"alt": alt}, **layout)
 
 
 def curves(

@@ -6,24 +6,55 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.figures.base import FIRED, SEQUENTIAL, SILENT, f32, figure
-from ffn_ui.figures.charts import bars, log_lines, matrix_heatmap
+from ffn_ui.figures.base import COLOURS, FIRED, SEQUENTIAL, SILENT, curve, f32, figure
+from ffn_ui.figures.charts import bars, matrix_heatmap
 from ffn_ui.page.alt_text import number
 
 
 def loss_and_recall(losses: np.ndarray, recall: np.ndarray) -> go.Figure:
-    """A fact store's training: loss and recall per step, (steps,) each, on a log axis where
-    a recall of 0 is drawn at 10⁻³."""
+    """A fact store's training: loss per step on a log axis (left), and recall, the share
+    of facts recalled, on a linear one from 0 to 100 % (right); (steps,) each."""
     steps = np.arange(1, len(losses) + 1)
-    series = {"loss": losses, "recall": np.maximum(recall, 1e-3)}
-    fig = log_lines(steps, series, "training", "step", "loss / recall")
+    loss = curve(
+        steps,
+        losses,
+        "loss",
+        {"color": COLOURS[0], "width": 3},
+        hover="loss %{y:.4g}<extra></extra>",
+    )
+    share = curve(
+        steps,
+        recall,
+        "recall",
+        {"color": COLOURS[5], "width": 3, "dash": "dash"},
+        hover="recall %{y:.0%}<extra></extra>",
+        yaxis="y2",
+    )
     best = int(np.argmax(recall >= recall[-1])) + 1  # the first step at the final recall
-    fig.layout.meta = {
-        "alt": f"The loss falls from {number(losses[0])} at step 1 to {number(losses[-1])} "
+    alt = (
+        f"The loss falls from {number(losses[0])} at step 1 to {number(losses[-1])} "
         f"at step {len(losses)}; recall goes from {recall[0]:.0%} at step 1 to "
         f"{recall[-1]:.0%}, first reached at step {best}."
-    }
-    return fig
+    )
+    return figure(
+        [loss, share],
+        380,
+        title="training: the loss falls, the recall rises",
+        meta={"alt": alt},
+        hovermode="x unified",
+        legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": "step"},
+        yaxis={"title": "loss (log scale), solid", "type": "log"},
+        yaxis2={
+            "title": "recall (share of facts), dashed",
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 1.05],
+            "tickvals": [0, 0.25, 0.5, 0.75, 1],
+            "tickformat": ".0%",
+            "showgrid": False,
+        },
+    )
 
 
 def largest_shares(shares: np.ndarray, names: list[str], word: str, most: int = 30) -> go.Figure:

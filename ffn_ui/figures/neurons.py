@@ -13,6 +13,7 @@ from ffn_ui.figures.base import (
     heatmap_trace,
     largest,
 )
+from ffn_ui.figures.charts import held_back_heatmap
 
 
 def most_active_columns(
@@ -43,8 +44,12 @@ def firing_heatmap(
     neuron_labels: list[str],
     what: str,
     mask: bool,
+    hidden: bool = False,
 ) -> go.Figure:
     """Token x neuron heatmap. values, fired: (T, K).
+
+    `hidden`, before the guess of how many fire: every cell the same grey, marked "?", and
+    no value nor count of them in the figure or its words.
 
     With mask, only fired cells are coloured, on a scale whose faintest red is still
     clearly a colour; silent cells are blank grey and, when the cells are wide enough to
@@ -53,6 +58,17 @@ def firing_heatmap(
     scale on them instead. Without mask, every cell shows its value on a diverging scale:
     blue below zero, white at zero.
     """
+    height = min(900, max(340, 80 + 34 * len(token_labels)))
+    axes = {
+        "yaxis": {"autorange": "reversed", "title": "token", "type": "category"},
+        "xaxis": {"title": "hidden neuron", "type": "category"},
+    }
+    if hidden:
+        alt = (
+            f"A grid of {len(token_labels)} tokens by {len(neuron_labels)} neurons, every "
+            f"cell grey: which fired, and the {what} values, wait for the answer."
+        )
+        return held_back_heatmap(token_labels, neuron_labels, what, alt, height, **axes)
     z = np.where(fired, values, np.nan) if mask else values
     scale = diverging(values)
     shown = np.where(fired, values, 0)
@@ -74,10 +90,4 @@ def firing_heatmap(
         xgap=1 if len(neuron_labels) <= 64 else 0,
         ygap=1,
     )
-    return figure(
-        [heatmap],
-        min(900, max(340, 80 + 34 * len(token_labels))),
-        yaxis={"autorange": "reversed", "title": "token", "type": "category"},
-        xaxis={"title": "hidden neuron", "type": "category"},
-        plot_bgcolor=SILENT_CELL,
-    )
+    return figure([heatmap], height, plot_bgcolor=SILENT_CELL, **axes)

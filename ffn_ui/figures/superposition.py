@@ -8,12 +8,15 @@ import plotly.graph_objects as go
 from ffn_ui.figures.base import COLOURS, arrow, f32, figure, points
 
 
-def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
+def feature_arrows(W: np.ndarray | None, names: list[str]) -> go.Figure:
     """Each feature's direction W[:, i] in a 2-D hidden space, as an arrow from the origin.
 
     W: (2, n). A dropped feature is a dot at the origin; features sharing the plane spread
-    out like the spokes of a polygon.
+    out like the spokes of a polygon. W None: the plane alone, with the unit circle a kept
+    feature's arrow reaches and no arrow, while a question asks how many are kept.
     """
+    if W is None:
+        return hidden_plane(names)
     arrows, data = [], []
     for i, name in enumerate(names):
         x, y = float(W[0, i]), float(W[1, i])
@@ -33,15 +36,44 @@ def feature_arrows(W: np.ndarray, names: list[str]) -> go.Figure:
                 textposition="top center",
             )
         )
-    limit = 1.25 * max(1.0, float(np.abs(W).max()))
+    return plane(data, 1.25 * max(1.0, float(np.abs(W).max())), annotations=arrows)
+
+
+def plane(data: list, limit: float, **layout) -> go.Figure:
+    """The 2-D hidden space, square, from −limit to limit on both axes."""
     return figure(
         data,
         420,
-        annotations=arrows,
         showlegend=False,
         xaxis={"range": [-limit, limit], "title": "hidden 1", "zeroline": True},
         yaxis={"range": [-limit, limit], "title": "hidden 2", "scaleanchor": "x", "zeroline": True},
+        **layout,
     )
+
+
+def hidden_plane(names: list[str]) -> go.Figure:
+    """The plane before the guess: the unit circle, and the features named, not drawn."""
+    turn = np.linspace(0, 2 * np.pi, 73)
+    circle = go.Scatter(
+        x=f32(np.cos(turn)),
+        y=f32(np.sin(turn)),
+        mode="lines",
+        name="length 1",
+        line={"color": "#999999", "dash": "dot"},
+        hoverinfo="skip",
+    )
+    note = {
+        "x": 0,
+        "y": 0,
+        "text": f"{', '.join(names)}:<br>drawn once you guess",
+        "showarrow": False,
+        "bgcolor": "white",
+    }
+    alt = (
+        f"The two hidden dimensions, with the circle of length 1 dotted; where the trained "
+        f"model puts the features {', '.join(names)} is drawn once you have answered."
+    )
+    return plane([circle], 1.25, annotations=[note], meta={"alt": alt})
 
 
 PHASE_COLOURS = ("#BBBBBB", COLOURS[0], COLOURS[5])  # grey, blue, vermillion

@@ -56,21 +56,51 @@ def decision_surface(
             opacity=0.55,  # pale enough for the points on top to stand out
         ),
     ]
-    for cls, colour in ((0, COLOURS[0]), (1, COLOURS[5])):
-        pts = X[y == cls]
-        data.append(
-            go.Scatter(
-                x=f32(pts[:, 0]),
-                y=f32(pts[:, 1]),
-                mode="markers",
-                name=f"class {cls}",
-                marker={"color": colour, "size": 6, "line": {"color": "white", "width": 1}},
-                hovertemplate=f"class {cls} at (%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
-            )
-        )
+    data += class_points(X, y)
     return figure(
         data, 400, title=title, legend={"orientation": "h", "y": -0.12}, yaxis={"scaleanchor": "x"}
     )
+
+
+WHITE_EDGE = {"color": "white", "width": 1}  # a point stands out on any shade beneath it
+
+
+def class_points(X: np.ndarray, y: np.ndarray) -> list[go.Scatter]:
+    """The training points of a two-class task, one trace per class, each its own colour."""
+    return [
+        go.Scatter(
+            x=f32(X[y == cls, 0]),
+            y=f32(X[y == cls, 1]),
+            mode="markers",
+            name=f"class {cls}",
+            marker={"color": colour, "size": 6, "symbol": symbol, "line": WHITE_EDGE},
+            hovertemplate=f"class {cls} at (%{{x:.2f}}, %{{y:.2f}})<extra></extra>",
+        )
+        for cls, colour, symbol in ((0, COLOURS[0], "circle"), (1, COLOURS[5], "diamond"))
+    ]
+
+
+def task_points(X: np.ndarray, y: np.ndarray, classify: bool, title: str) -> go.Figure:
+    """A task's data before any network is fitted to it: the two classes of points in the
+    plane (X (n, 2), y in {0, 1}), or the target curve's points (X (n, 1), y (n,))."""
+    if classify:
+        return figure(
+            class_points(X, y),
+            400,
+            title=title,
+            legend={"orientation": "h", "y": -0.12},
+            yaxis={"scaleanchor": "x", "title": "x₂"},
+            xaxis={"title": "x₁"},
+        )
+    target = go.Scatter(
+        x=f32(X[:, 0]),
+        y=f32(y),
+        mode="markers",
+        name="target",
+        marker={"color": COLOURS[0], "size": 5},
+        hovertemplate="target(%{x:.2f}) = %{y:.4g}<extra></extra>",
+    )
+    return figure([target], 400, title=title, xaxis={"title": "x"}, yaxis={"title": "target"})
 
 
 def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -> go.Figure:
@@ -94,10 +124,26 @@ def curve_fit(x: np.ndarray, target: np.ndarray, pred: np.ndarray, title: str) -
     return figure(data, 400, title=title, legend={"orientation": "h", "y": -0.12})
 
 
-def square_law(scales: np.ndarray, gaps: np.ndarray) -> go.Figure:
+def square_law(scales: np.ndarray, gaps: np.ndarray, hidden: bool = False) -> go.Figure:
     """The largest miss of the best single matrix at each input size (markers on a solid
     line), against the square of the size times the miss at size 1 (dotted), on log axes:
-    a quadratic map's miss follows the dotted line, a linear map's would be 0."""
+    a quadratic map's miss follows the dotted line, a linear map's would be 0. `hidden`:
+    the axes alone, the misses held back (they answer whether one matrix is left)."""
+    if hidden:
+        held = dict(x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+                    text="The misses are held back<br>until the answer.")  # fmt: skip
+        return figure(
+            [],
+            380,
+            title="SwiGLU without SiLU against its best single matrix",
+            xaxis={"title": "size of the inputs (1: the tokens')", "type": "log",
+                   "range": [float(np.log10(scales[0])), float(np.log10(scales[-1]))]},
+            yaxis={"title": "largest miss", "showticklabels": False},
+            annotations=[held],
+            meta={"alt": f"The best single matrix's largest miss at {len(scales)} input sizes, "
+                  f"from {scales[0]:g} to {scales[-1]:g} times the tokens': held back until the "
+                  "answer."},
+        )  # fmt: skip
     reference = gaps[np.argmin(np.abs(scales - 1.0))] * scales**2
     fig = log_lines(
         scales,

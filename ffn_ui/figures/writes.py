@@ -1,4 +1,5 @@
-"""What each firing neuron writes: Home's and Key–value memory's stacked writes and arrows."""
+"""What each firing neuron writes: Home's and Key–value memory's stacked writes and arrows,
+and the residual stream's sum x + FFN(x)."""
 
 from __future__ import annotations
 
@@ -123,4 +124,38 @@ def arrows_figure(parts: np.ndarray, b2: np.ndarray, labels: list[str]) -> go.Fi
         annotations=arrows,
         xaxis={"range": [lo[0], hi[0]], "title": "out₁", "zeroline": True},
         yaxis={"range": [lo[1], hi[1]], "title": "out₂", "zeroline": True, "scaleanchor": "x"},
+    )
+
+
+def residual_bars(x: np.ndarray, out: np.ndarray, coords: np.ndarray, title: str) -> go.Figure:
+    """The residual sum, coordinate by coordinate: x (C,), FFN(x) (C,) and x + FFN(x), one
+    group per coordinate c of `coords` (C,). Each bar is named as its vector names it: the
+    token's x_c, the FFN's out_c, and their sum."""
+    numbers = [str(c + 1) for c in coords]
+    names = {
+        "x": ("x", x),
+        "FFN(x)": ("out", out),
+        "x + FFN(x)": (None, x + out),
+    }
+    data = []
+    for k, (series, (prefix, values)) in enumerate(names.items()):
+        each = [f"{prefix}{n}" if prefix else f"x{n} + out{n}" for n in numbers]
+        data.append(
+            go.Bar(
+                x=numbers,
+                y=f32(values),
+                name=series,
+                customdata=each,
+                marker_color=COLOURS[k % len(COLOURS)],
+                hovertemplate="%{customdata} = %{y:.4g}<extra></extra>",
+            )
+        )
+    return figure(
+        data,
+        360,
+        barmode="group",
+        title=title,
+        legend={"orientation": "h", "y": -0.25},
+        xaxis={"type": "category", "title": "coordinate i: the token's xᵢ, the output's outᵢ"},
+        shapes=[line_at(y=0, **ZERO_LINE)],
     )

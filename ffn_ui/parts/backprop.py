@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import ffn_backward, ffn_forward
+from ffn_core import ffn_backward, ffn_forward, get_activation
 from ffn_core.costs import ffn_flops, ffn_params
 from ffn_core.gradcheck import loss_along_score
 from ffn_core.typed_numbers import parse_row
@@ -74,33 +74,55 @@ def shapes_table(quantities: dict[str, np.ndarray]) -> pd.DataFrame:
 
 
 def backward_steps(
-    cache, dout2d, dh, deriv, dh_pre, grads: dict, B: int, T: int, activation_label: str
+    cache, dout2d, grads: dict, activation: str, activation_label: str, B: int, T: int
 ):
-    """The heatmaps of the backward pass, as (title, values, row labels, column labels):
-    first the four that show the gate at work, then the rest."""
-    C, H = dout2d.shape[1], dh.shape[1]
-    rows = position_labels(B, T)[:MAX_SHOWN]
-    neurons = labels("n", min(H, MAX_SHOWN))
-    coords = labels("c", min(C, MAX_SHOWN))
-    n, k, c = len(rows), len(neurons), len(coords)
-    gate = (
-        "the gate: 1 where h_pre > 0"
-        if activation_label == "ReLU"
-        else (f"{activation_label}'(h_pre), the slope")
-    )
-    first = [
-        ("dh = dout · W2ᵀ", dh[:n, :k], rows, neurons),
-        (gate, deriv[:n, :k], rows, neurons),
-        ("dh_pre = dh × gate", dh_pre[:n, :k], rows, neurons),
-        ("dW1 = xᵀ · dh_pre, summed over positions", grads["dW1"][:c, :k], coords, neurons),
+    """The backward pass's maps: the chain through the gate (dh, the gate or the
+    activation's slope, dh_pre) as Panels, then the gradients made from it and from dout,
+    as (title, values, row labels, column labels, colour bar). Also dh and dh_pre, (N, H)."""
+    C, H = dout2d.shape[1], cache.h.shape[-1]
+    dh = dout2d @ cache.W2.T  # (N, H)
+    deriv = get_activation(activation).derivative(cache.h_pre.reshape(-1, H))  # (N, H)
+    dh_pre = dh * deriv  # (N, H)
+    n, k, c = min(B * T, MAX_SHOWN), min(H, MAX_SHOWN), min(C, MAX_SHOWN)
+    rows, neurons, coords = position_labels(B, T)[:n], labels("n", k), labels("c", c)
+    relu = activation == "relu"
+    chain = [
+        figures.Panel("dh = dout · W2ᵀ", dh[:n, :k], "dh"),
+        figures.Panel(
+            "the gate: 1 where h_pre > 0, else 0"
+            if relu
+            else f"{activation_label}'(h_pre), the slope",
+            deriv[:n, :k],
+            "gate" if relu else "slope",
+            gate=relu,
+        ),
+        figures.Panel(
+            "dh_pre = dh × gate" if relu else f"dh_pre = dh × {activation_label}'(h_pre)",
+            dh_pre[:n, :k],
+            "dh_pre",
+        ),
     ]
-    rest = [
+    maps = [
+        ("dW1 = xᵀ · dh_pre, summed over positions", grads["dW1"][:c, :k], coords, neurons),
+        ("db1 = dh_pre summed over positions", grads["db1"][None, :k], ["db1"], neurons),
         ("dW2 = hᵀ · dout, summed over positions", grads["dW2"][:k, :c], neurons, coords),
         ("db2 = dout summed over positions", grads["db2"][None, :c], ["db2"], coords),
-        ("db1 = dh_pre summed over positions", grads["db1"][None, :k], ["db1"], neurons),
         ("dx = dh_pre · W1ᵀ", grads["dx"].reshape(-1, C)[:n, :c], rows, coords),
     ]
-    return first, rest
+    return chain, maps, rows, neurons, dh, dh_pre
+
+
+def gate_notice(relu: bool) -> str:
+    """What the chain's last map shows, said once its question is answered."""
+    if relu:
+        return (
+            "Notice: dh_pre is zero wherever the gate is 0, however large dh is there, so no "
+            "gradient reaches that neuron's key (its column of dW1) from that position."
+        )
+    return (
+        "Notice: a smooth activation has a nonzero slope almost everywhere, so a little "
+        "gradient passes even where h_pre < 0."
+    )
 
 
 def forward_graph(B: int, T: int, C: int, H: int, activation_label: str) -> str:
@@ -142,9 +164,11 @@ def upstream_gradient(out: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def gradient_maps(steps: list[tuple]) -> list:
-    """One heatmap per (title, values, row labels, column labels) of backward_steps."""
+    """One heatmap per (title, values, row labels, column labels) of backward_steps, its
+    colour bar named by the gradient's own name (dW1, db1, …)."""
     return [
-        figures.matrix_heatmap(v, rows, cols, title, "gradient") for title, v, rows, cols in steps
+        figures.matrix_heatmap(v, rows, cols, title, title.split(" ", 1)[0])
+        for title, v, rows, cols in steps
     ]
 
 
@@ -171,11 +195,26 @@ PRECISION = Question(
 )
 
 
-def silent_key_question(j: int) -> Question:
-    """Exercise 2's question about neuron j (0-based), silent on the first token."""
+def first_silent(h_pre0: np.ndarray) -> tuple[int, float] | None:
+    """(j, margin): the first neuron scoring 0 or below on the first token (ReLU passes
+    nothing for it), and how far below 0 its score is; None if every neuron fires."""
+    silent = np.flatnonzero(h_pre0 <= 0)
+    return (int(silent[0]), float(-h_pre0[silent[0]])) if len(silent) else None
+
+
+def scored(j: int, margin: float) -> str:
+    """Neuron j's score on the first token, in words: on ReLU's kink, or below it."""
+    if margin == 0:
+        return f"n{j + 1} scores exactly 0 on the first token: it sits on ReLU's kink"
+    return f"n{j + 1} scores {-margin:.4g} on the first token".replace("-", "−")
+
+
+def silent_key_question(j: int, margin: float) -> Question:
+    """The page's question about neuron j (0-based), silent on the first token (it scores
+    −margin, 0 or below), outlined on the first figure."""
     return Question(
-        f"Predict: while the score stays at or below zero, what is this token's column of "
-        f"dW1 for n{j + 1}?",
+        f"Predict: neuron {scored(j, margin)} (outlined), so ReLU passes nothing. What is "
+        f"this token's share of dW1's column for n{j + 1}, the gradient of its key?",
         "guess_dw1",
         ("exactly zero", "small, but not zero", "as large as for a firing neuron"),
         answer="exactly zero",
@@ -208,20 +247,19 @@ def batch_and_block(toy, B: int) -> tuple[np.ndarray, ...]:
     return x, toy.W1[:C, :H], toy.b1[:H], toy.W2[:H, :C], toy.b2[:C]
 
 
-def silent_exercise(first: list[np.ndarray], h_pre0: np.ndarray, gate: bool, presenter: bool):
-    """Section 5: the first silent neuron of the first token (score 0 or below under ReLU),
-    or why there is none. `first`: copies of (x0, W1, b1, W2, b2, dout0)."""
-    silent = np.flatnonzero(h_pre0 <= 0)  # ReLU passes 0 for these
-    if not gate:
+def silent_exercise(first: list[np.ndarray], silent, relu: bool, answered: bool, presenter):
+    """The last section: move the silent neuron's key, once the page's question about it
+    is answered, or why there is none. `first`: copies of (x0, W1, b1, W2, b2, dout0);
+    `silent`: first_silent's (j, margin) on the first token."""
+    if not relu:
         st.info("Switch the activation to ReLU to try this exercise.")
-    elif len(silent) == 0:
+    elif silent is None:
         st.info(
             "Every neuron scores above 0 on the first token, so none is silent: change the "
             "first token or the weights until one scores 0 or below."
         )
     else:
-        j = int(silent[0])
-        silent_neuron_exercise(*first, j, float(-h_pre0[j]), presenter)
+        silent_neuron_exercise(*first, *silent, answered, presenter)
 
 
 @st.fragment
@@ -234,22 +272,20 @@ def silent_neuron_exercise(
     dout0: np.ndarray,
     j: int,
     margin: float,
+    answered: bool,
     presenter: bool,
 ) -> None:
-    """Exercise 2 reruns on its own, so a class moving the nudge reruns only this section.
+    """The exercise reruns on its own, so a class moving the nudge reruns only this section.
 
     x0 (C,) is the first token, dout0 (C,) its upstream gradient; neuron j (0-based) scores
     −margin on it, zero or below, under ReLU."""
-    where = (
-        "exactly 0 on the first token: it sits on ReLU's kink, and ReLU passes nothing there"
-        if margin == 0
-        else f"{-margin:.4g} on the first token: ReLU passes nothing"
-    )
+    where = "and ReLU passes nothing there" if margin == 0 else "so ReLU passes nothing"
     st.markdown(
-        f"Neuron n{j + 1} scores {where}, so it is silent. Move its key so that the score "
+        f"Neuron {scored(j, margin)}, {where}: it is silent. Move its key so that the score "
         "changes by s, and watch this token's loss and its gradient."
     )
-    if not predicted(silent_key_question(j), setting=(j, margin)):
+    if not answered:
+        st.caption("This waits for the answer to the question at the top of the page.")
         return
     limit = round(max(3.0, 2 * margin), 1)
     shift = bound_slider("change the score by s", "nudge_w", -limit, limit, 0.5, 0.1)

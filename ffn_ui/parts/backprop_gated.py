@@ -1,5 +1,6 @@
-"""The Backprop page for SwiGLU: its forward pass and cache, its backward pass step by step
-for every parameter and x, the shapes table and the gradient check.
+"""The Backprop page for SwiGLU: its first figure (the gradient splitting at the product),
+its forward pass and cache, its backward pass for every parameter and x, the shapes table
+and the gradient check.
 
     gate = x·W_gate,  up = x·W_up,  a = silu(gate) ⊙ up,  out = a·W_down
     da    = dout·W_downᵀ               dW_down = aᵀ·dout
@@ -20,6 +21,7 @@ from ffn_ui.controls.labels import agreement, labels, position_labels
 from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_select_slider, bound_toggle
 from ffn_ui.page.display import show, show_in_pairs
+from ffn_ui.page.stage import explained
 from ffn_ui.parts.backprop import (
     MAX_SHOWN,
     PRECISION,
@@ -82,41 +84,48 @@ def gated_steps(cache, dout2d: np.ndarray, grads: dict, B: int, T: int):
     return first, rest, da
 
 
-def gated_backprop(toy, B: int) -> None:
-    """Sections 1 to 4 of the Backprop page for SwiGLU, and why section 5 is ReLU's."""
-    gated_sections(toy, B)
-    st.subheader("5. Exercise: a silent neuron and its gradient")
+def gated_backprop(toy, B: int, picture, controls, intro: str) -> None:
+    """The Backprop page for SwiGLU: its first figure (the gradient splitting at the
+    product) in `picture`, the loss beside it in `controls`, the page's explanation
+    `intro`, then sections 1 to 3, and why the exercise of section 4 is ReLU's."""
+    gated_sections(toy, B, picture, controls, intro)
+    st.subheader("4. Exercise: move a silent neuron's key")
     st.info(
         "The exercise is ReLU's, whose silent neurons get exactly no gradient; a SwiGLU "
         "neuron is never exactly silent. Choose ReLU in the sidebar to try it."
     )
 
 
-def gated_sections(toy, B: int) -> None:
-    """Sections 1 to 4 for SwiGLU: the forward pass, dout, each backward step, the check."""
+def gated_sections(toy, B: int, picture, controls, intro: str) -> None:
+    """The first figure, then sections 1 to 3 for SwiGLU: the forward pass, each backward
+    step, the check."""
     x, weights = batch_and_gated_block(toy, B)  # x (B, T, C)
     T, C, H = x.shape[1], x.shape[2], weights["W_gate"].shape[1]
     out, cache = swiglu_forward(x, **weights)  # (B, T, C)
-
-    st.subheader("1. The forward pass and its cache")
-    st.graphviz_chart(forward_graph(B, T, C, H))
-
-    st.subheader("2. The upstream gradient dout")
-    dout, loss = upstream_gradient(out)
-    st.metric("loss L", f"{loss:.6g}")
-
-    st.subheader("3. Backward, one step at a time")
+    with controls:
+        dout, loss = upstream_gradient(out)
+        st.metric("loss L", f"{loss:.6g}")
     dx, dW_gate, dW_up, dW_down = swiglu_backward(dout, cache)
     grads = {"dx": dx, "dW_gate": dW_gate, "dW_up": dW_up, "dW_down": dW_down}
     dout2d = dout.reshape(-1, C)
     first, rest, da = gated_steps(cache, dout2d, grads, B, T)
-    st.caption(
-        "Notice: at the product the gradient splits in two. up's share is da times "
-        "silu(gate), so where a gate is shut (silu(gate) near 0) almost none reaches that "
-        "neuron's up key; the gate's share is da times up times silu's slope, which is not "
-        "0 anywhere except at one gate (about −1.28), so every gate key learns a little."
-    )
-    show_in_pairs(gradient_maps(first), toy.presenter)
+    panels = [figures.Panel(title, v, title.split(" ", 1)[0]) for title, v, _, _ in first]
+    with picture:
+        title = "Back through the product: da splits into dup and dgate"
+        show(figures.stacked_maps(panels, first[0][2], first[0][3], title), toy.presenter)
+    with controls:
+        st.caption(
+            "Notice: at the product the gradient splits in two. up's share is da times "
+            "silu(gate), so where a gate is shut (silu(gate) near 0) almost none reaches that "
+            "neuron's up key; the gate's share is da times up times silu's slope, which is not "
+            "0 anywhere except at one gate (about −1.28), so every gate key learns a little."
+        )
+    explained(intro, toy.presenter)
+
+    st.subheader("1. The forward pass and its cache")
+    st.graphviz_chart(forward_graph(B, T, C, H))
+
+    st.subheader("2. Backward, one step at a time")
     with st.expander("The weights' gradients and dx: dW_gate, dW_up, dW_down and dx"):
         show_in_pairs(gradient_maps(rest), toy.presenter)
     st.markdown("Every gradient has its quantity's shape: a first check on any backward pass.")
@@ -132,7 +141,7 @@ def gated_sections(toy, B: int) -> None:
         "position contributes to their gradient."
     )
 
-    st.subheader("4. Gradient check against centred differences")
+    st.subheader("3. Gradient check against centred differences")
     entries = x.size + sum(w.size for w in weights.values())
     if not predicted(PRECISION):
         return

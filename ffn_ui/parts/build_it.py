@@ -93,20 +93,44 @@ def grade(step: str, text: str, extra: Case | None) -> Verdict:
     return build_ffn.check_line(step, text, cases)
 
 
-def line(step, extra: Case | None) -> bool:
-    """One line: the input, the grader's verdict, the hint and, after a try, the answer.
-    True when the line is right."""
+def graded(extra: Case | None) -> dict[str, Verdict | None]:
+    """Every line's verdict on what the learner has typed (None: nothing yet), graded
+    once a run, before any line is drawn: the diagram shows them all, first."""
+    texts = {s.name: st.session_state.get(key(s.name), "") for s in STEPS}
+    return {n: grade(n, t, extra) if t.strip() else None for n, t in texts.items()}
+
+
+def state_of(verdict: Verdict | None) -> str:
+    """A line's state, as the diagram names it."""
+    if verdict is None:
+        return "to write"
+    return "right" if verdict.right else "wrong"
+
+
+def diagram(verdicts: dict[str, Verdict | None], case: Case, next_line: str | None):
+    """Build it's first figure: every line's box, its shape on `case` and its state."""
+    B, T, C, H = case.B, case.T, case.C, case.H
+    shapes = {"x": (B, T, C), "h_pre": (B, T, H), "h": (B, T, H), "out": (B, T, C),
+              "dout": (B, T, C), "dh": (B, T, H), "dh_pre": (B, T, H), "dW2": (H, C),
+              "db2": (C,), "dW1": (C, H), "db1": (H,), "dx": (B, T, C)}  # fmt: skip
+    states = {n: state_of(v) for n, v in verdicts.items()}
+    about = {s.name: s.of for s in STEPS}
+    return figures.line_diagram(states, shapes, about, next_line)
+
+
+def line(step, verdict: Verdict | None, stacked: bool = False) -> bool:
+    """One line: the input, the grader's verdict (beside it, or under it when `stacked`),
+    the hint and, after a try, the answer. True when the line is right."""
     state = st.session_state
-    box, said = st.columns([2, 3])  # the verdict beside the line; stacked on a phone
-    with box:
-        text = st.text_input(
+    box, said = (st.container(), st.container()) if stacked else st.columns([2, 3])
+    with box:  # the verdict beside the line; stacked on a phone
+        st.text_input(
             f"{step.name} =",
             key=key(step.name),
             max_chars=MAX_CHARS,
             placeholder=f"{step.of}, then Enter",
             persist_state="session",
         )
-    verdict = grade(step.name, text, extra) if text.strip() else None
     if verdict and not verdict.right:
         state.setdefault(TRIED, set()).add(step.name)  # an honest try: the answer may show
     with box:
@@ -114,6 +138,18 @@ def line(step, extra: Case | None) -> bool:
     if verdict:
         (said.success if verdict.right else said.error)(literal_sentences(verdict.says))
     return bool(verdict and verdict.right)
+
+
+def section_lines(verdicts: dict[str, Verdict | None], first, backward: bool) -> None:
+    """A section's lines, forward or backward, but `first`, the first line to write: it
+    stands beside the diagram, and its section says so."""
+    for step in STEPS:
+        if step.backward != backward:
+            continue
+        if step is first:
+            st.caption(f"{step.name} = … is beside the diagram, at the top of the page.")
+        else:
+            line(step, verdicts[step.name])
 
 
 def literal_sentences(text: str) -> str:

@@ -1,18 +1,155 @@
-"""The Scale & cost page's table: real models and the learner's own, from the core's counts;
-and SwiGLU at its matched width against the plain FFN."""
+"""The Scale & cost page's pieces: the models it counts (the core's, and Llama 2's larger
+sizes), its question and figure of each block's split, the table of every count, the ratio
+of FFN to attention, and SwiGLU at its matched width against the plain FFN."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from ffn_core import MODEL_SHAPES, ModelShape, ffn_flops, model_params, quadratic_crossover
 from ffn_core.costs import ffn_params, gpt2_shape, swiglu_d_ff
+from ffn_ui import figures
 from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.page.display import show
 
 NONE = float("nan")  # a missing number: the table shows it as a dash, not "None"
+
+
+def with_larger_llama2() -> dict[str, ModelShape]:
+    """The core's models, with Llama 2's 13B and 70B after its 7B, from their released
+    configurations: 13B keeps full attention, 70B groups its 64 query heads over 8 key and
+    value heads (grouped-query attention) and widens its SwiGLU to d_ff 28,672. Recounted
+    by the core, each matches its checkpoint's published count."""
+    seven = MODEL_SHAPES["Llama-2-7B"]
+    larger = [
+        replace(seven, name="Llama-2-13B", d_model=5120, d_ff=13824, n_layers=40, n_heads=40,
+                n_kv_heads=40, published_params=13_015_864_320, published_label="13B"),
+        replace(seven, name="Llama-2-70B", d_model=8192, d_ff=28672, n_layers=80, n_heads=64,
+                n_kv_heads=8, published_params=68_976_648_192, published_label="70B"),
+    ]  # fmt: skip
+    shapes = {}
+    for name, shape in MODEL_SHAPES.items():
+        shapes[name] = shape
+        if name == seven.name:
+            shapes.update((s.name, s) for s in larger)
+    return shapes
+
+
+SHAPES = with_larger_llama2()
+# The figure's bars: one GPT-2 (its four sizes share one split) and each other kind of block.
+FIGURE_MODELS = ("GPT-2 small", "BERT-base", "Llama-2-7B", "Llama-2-13B", "Llama-2-70B",
+                 "Llama-3-8B", "Mixtral-8x7B")  # fmt: skip
+
+
+def share(shape: ModelShape) -> float:
+    """The FFN's share of one block's weights (every expert's, for a mixture)."""
+    counts = model_params(shape)
+    return counts["ffn"] / counts["block"]
+
+
+def share_question() -> Question:
+    """The page's question: GPT-2 small's FFN share, which the figure holds back."""
+    return Question(
+        "Predict: what share of a GPT-2 small block's weights sits in its FFN?",
+        "guess_share",
+        ("about a third", "about half", "about two thirds", "about 90 %"),
+        answer="about two thirds",
+        why="W1 and W2 hold 2 × 768 × 3072 = 4.7 M weights, attention's Q, K, V and O "
+        f"4 × 768² = 2.4 M: the FFN holds {share(SHAPES['GPT-2 small']):.1%} of the block, "
+        "8·d² of about 12·d².",
+    )
+
+
+def block_split(yours: ModelShape, hidden: bool):
+    """The figure: each model's block split into FFN, attention and norms (hidden: whole)."""
+    shapes = [*(SHAPES[name] for name in FIGURE_MODELS), yours]
+    counts = [model_params(shape) for shape in shapes]
+    parts = {
+        "FFN": np.array([c["ffn"] for c in counts]),
+        "attention (Q, K, V, O)": np.array([c["attention"] for c in counts]),
+        "norms": np.array([c["norms"] for c in counts]),
+    }
+    return figures.block_shares([s.name for s in shapes], parts, hidden)
+
+
+def percent(value: float) -> str:
+    return f"{value:.0%}".replace("%", " %")
+
+
+def notice() -> str:
+    """What the revealed split shows, model by model, each share the core's."""
+    seventy = SHAPES["Llama-2-70B"]
+    return (
+        f"Notice: GPT-2, BERT and Llama 2 7B and 13B keep two thirds of each block in the "
+        f"FFN ({percent(share(SHAPES['Llama-2-13B']))} for 13B). Llama 2 70B keeps "
+        f"{percent(share(seventy))}: its attention is grouped-query (its {seventy.n_heads} "
+        f"query heads share {seventy.n_kv_heads} key and value heads, so K and V shrink) and "
+        f"its FFN wider, d_ff {seventy.d_ff:,}. Llama 3 8B, with grouped-query attention "
+        f"too, keeps {percent(share(SHAPES['Llama-3-8B']))}, and Mixtral's eight experts "
+        f"{percent(share(SHAPES['Mixtral-8x7B']))}. The real models' norms are too small "
+        "to see."
+    )
+
+
+def counted(toy, heads: int) -> str:
+    """What the table counts, and how the learner's model is counted."""
+    return (
+        "Per block: the FFN's weights and biases, attention's Q, K, V and O, and the block's "
+        "two norms. 'All blocks' leaves out the embeddings and the one norm outside the "
+        "blocks (the final norm; BERT's embedding norm); the recount adds them back (and "
+        "BERT's pooler) and matches each released checkpoint exactly. Your model (d_model "
+        f"{toy.d_model}, d_ff {toy.d_ff}) is counted as "
+        + (
+            "Llama-style SwiGLU blocks, with no biases and RMSNorm"
+            if toy.gated
+            else "GPT-2-style blocks with biases and LayerNorm"
+        )
+        + f", with {heads} head{'s' if heads > 1 else ''} of {toy.d_model // heads} numbers "
+        "(heads of 64, as GPT-2 and BERT use, where d_model allows); attention's size does "
+        "not depend on the number of heads."
+    )
+
+
+def table_section(table: pd.DataFrame, toy, heads: int) -> None:
+    """Section 1, once the question is answered: every count, and the table to download."""
+    st.caption(counted(toy, heads))
+    st.dataframe(styled(table))
+    st.download_button(
+        "Download the table (CSV)",
+        table.to_csv().encode(),
+        "ffn_costs.csv",
+        "text/csv",
+        on_click="ignore",
+    )
+
+
+def ratio_section(toy) -> None:
+    """Section 2, once the question is answered (its lines answer it): FFN ÷ attention by
+    d_ff ÷ d_model, for two matrices and for SwiGLU's three."""
+    ratio = np.linspace(0.5, 8, 151)
+    show(
+        figures.curves(
+            ratio,
+            {"standard FFN (2 matrices)": 2 * ratio / 4, "SwiGLU (3 matrices)": 3 * ratio / 4},
+            "FFN weights ÷ attention weights (4·d²), by d_ff ÷ d_model",
+            "d_ff ÷ d_model",
+            "FFN ÷ attention",
+        ),
+        toy.presenter,
+    )
+    ratio_yours = toy.d_ff / toy.d_model
+    matrices = 3 if toy.gated else 2
+    st.caption(
+        "At d_ff = 4·d_model a standard FFN has 8·d², twice attention's 4·d². SwiGLU's "
+        "third matrix would make that 12·d², so it uses d_ff ≈ 8/3·d_model to stay at 8·d² "
+        f"(the SwiGLU line crosses 2 at 8/3, the standard one at 4). Your d_ff ÷ d_model is "
+        f"{ratio_yours:.2f} with {matrices} matrices, so your FFN holds "
+        f"{matrices * ratio_yours / 4:.2f}× attention's weights."
+    )
 
 
 def learner_shape(
@@ -44,7 +181,7 @@ def styled(table: pd.DataFrame):
 def cost_table(yours: ModelShape) -> pd.DataFrame:
     """One row per model: shape, per-block parameters, totals, published check, crossover."""
     rows = []
-    for shape in [*MODEL_SHAPES.values(), yours]:
+    for shape in [*SHAPES.values(), yours]:
         counts = model_params(shape)
         published = shape.published_params or NONE
         rows.append(

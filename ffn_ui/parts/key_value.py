@@ -15,7 +15,7 @@ from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.predict import Question
 from ffn_ui.controls.url import bound_multiselect, bound_slider
-from ffn_ui.page.display import show, show_in_pairs
+from ffn_ui.page.display import show
 
 GATED_NOTE = (
     "With SwiGLU a neuron has two keys and no bias: its gate, a column of `W_gate`, says how "
@@ -96,12 +96,21 @@ def silent_write_question(name: str, score: float, h: float, token: str, toy) ->
                 "its value: a neuron that misses pushes the other way as hard as it scored."
             ),
         )
-    elif h == 0:
+    elif h == 0 and toy.activation == "relu":
         answer, why = (
             SILENT_WRITES[0],
             (
                 f"{act} passes nothing at or below zero: h = {act}({score:.3g}) = 0, so {name} "
                 "writes 0 × its value. Under GELU or SiLU it would still write a little."
+            ),
+        )
+    elif h == 0:  # a smooth bend scored exactly 0 (the Lesson's first key): 0 · Φ(0)
+        answer, why = (
+            SILENT_WRITES[0],
+            (
+                f"at a score of exactly 0 even {act} passes nothing: h = {act}(0) = 0, so "
+                f"{name} writes 0 × its value. Any score below 0 would still write a little, "
+                "sign-flipped."
             ),
         )
     else:
@@ -127,10 +136,6 @@ def plain_match(toy, t: int, j: int, names: list[str]) -> np.ndarray:
     neuron fires; returns the scores (d_ff,)."""
     h_pre = toy.x[t] @ toy.W1 + toy.b1  # (d_ff,)
     h = get_activation(toy.activation).fn(h_pre)
-    st.caption(
-        f"{int(np.sum(h > 0))} of {toy.d_ff} neurons fire (orange). {names[j]} scores "
-        f"{h_pre[j]:.4g} and passes on {h[j]:.4g}."
-    )
     shown = np.argsort(-np.abs(h_pre), kind="stable")[: figures.MAX_COLUMNS]
     if toy.d_ff <= figures.MAX_COLUMNS:
         shown = np.sort(shown)
@@ -145,6 +150,13 @@ def plain_match(toy, t: int, j: int, names: list[str]) -> np.ndarray:
             highlight=int(np.flatnonzero(shown == j)[0]) if j in shown else None,
         ),
         toy.presenter,
+    )
+    # What a neuron that missed passes on is section 2's question: said of one that fired.
+    passes = f" and passes on {h[j]:.4g}." if h_pre[j] > 0 else ": at or below 0, it does not fire."
+    st.caption(
+        f"**1. Match: how well “{toy.token_labels[t]}” fits each key.** "
+        f"{int(np.sum(h > 0))} of {toy.d_ff} neurons fire (orange). "
+        f"{names[j]} scores {h_pre[j]:.4g}{passes}"
     )
     return h_pre
 
@@ -176,13 +188,16 @@ def gate_and_up_figures(gate: np.ndarray, up: np.ndarray, names: list[str], j: i
 def gated_match(toy, t: int, j: int, names: list[str]) -> np.ndarray:
     """Section 1 for SwiGLU: the token's gate and up scores; returns the gate (d_ff,)."""
     gate, up = toy.x[t] @ toy.W_gate, toy.x[t] @ toy.W_up  # (d_ff,) each
-    opened = int(np.sum(gate > 0))
+    for fig in gate_and_up_figures(gate, up, names, j):  # one under the other: a column
+        show(fig, toy.presenter)
+    # What a closed gate passes on is section 2's question: said of an open one only.
+    passed = float(get_activation("silu").fn(gate[j])) * up[j]
+    passes = f", so it passes silu(gate) · up = {passed:.4g}." if gate[j] > 0 else "."
     st.caption(
-        f"{opened} of {toy.d_ff} gates are open (orange, above 0). {names[j]}'s gate is "
-        f"{gate[j]:.4g} and its up {up[j]:.4g}, so it passes silu(gate) · up = "
-        f"{float(get_activation('silu').fn(gate[j])) * up[j]:.4g}."
+        f"**1. Match: how well “{toy.token_labels[t]}” fits each key.** "
+        f"{int(np.sum(gate > 0))} of {toy.d_ff} gates are open (orange, above 0). "
+        f"{names[j]}'s gate is {gate[j]:.4g} and its up {up[j]:.4g}{passes}"
     )
-    show_in_pairs(gate_and_up_figures(gate, up, names, j), toy.presenter)
     return gate
 
 
@@ -205,8 +220,8 @@ def closed_gate_question(name: str, gate: float, up: float, passed: float, token
         CLOSED_WRITES,
         answer=CLOSED_WRITES[1],
         why=(
-            f"silu({gate:.3g}) = {silu:.3g}: a closed gate still lets {abs(silu):.3g} of the "
-            f"up score through, with its sign flipped, so {name} writes {passed:.3g} × its "
+            f"a closed gate still lets a little of the up score through, with its sign "
+            f"flipped: silu({gate:.3g}) = {silu:.3g}, so {name} writes {passed:.3g} × its "
             "row of W_down. silu falls to its lowest, −0.28, at a gate of about −1.28, then only "
             "approaches 0 as the gate goes further down: no gate is ever fully shut."
         ),

@@ -1,5 +1,5 @@
 """The Memory lab's Streamlit pieces that are not its story: the store's width, the fact
-editor, the training summary and the tables of answers."""
+editor, the training summary, how redundant the store is, and the tables of answers."""
 
 from __future__ import annotations
 
@@ -7,14 +7,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ffn_core import memory
 from ffn_core.memory import FACT_TABLES, VOCAB, MemoryResult, usable_facts
+from ffn_ui import figures
 from ffn_ui.controls.predict import Question
-from ffn_ui.controls.url import literal
-from ffn_ui.page.training_cache import MEMORY_SECONDS
+from ffn_ui.controls.url import bound_toggle, literal
+from ffn_ui.page.display import show
+from ffn_ui.page.training_cache import MEMORY_SECONDS, trained_memory
 
 MAX_FACTS = 60  # rows the store learns: each costs every training step a little
 MIN_D_MODEL = 16  # 54 word vectors need room to be told apart
 MAX_D_MODEL = 128  # wider adds nothing to 54 words, and each trained store is kept in memory
+CAPACITY_WIDTHS = (1, 2, 3, 4, 8, 16, 32, 64)  # the stores trained for the capacity curve
 
 
 def store_activation(toy) -> str:
@@ -70,10 +74,10 @@ def edited_facts(table_name: str, place=st) -> list[tuple[str, str]]:
 
 
 def training_summary(result: MemoryResult, recalled: np.ndarray) -> None:
-    """Facts recalled (recalled: (F,) bool) and steps run, and a warning if time ran out."""
-    left, right = st.columns(2)
-    left.metric("facts recalled", f"{recalled.sum()} of {len(recalled)}")
-    right.metric(
+    """Facts recalled (recalled: (F,) bool) and steps run, one above the other (they sit
+    in the figure's narrow column), and a warning if time ran out."""
+    st.metric("facts recalled", f"{recalled.sum()} of {len(recalled)}")
+    st.metric(
         "training steps",
         f"{len(result.losses)}",
         help="Training stops 20 steps after every fact is recalled, or at 1,500, or when its "
@@ -100,6 +104,33 @@ def recall_table(fact_labels: list[str], P: np.ndarray, recalled: np.ndarray) ->
         },
         index=fact_labels,
     )
+
+
+def redundancy(W: dict, vectors: tuple, facts: list, d_model: int, act: str, presenter: bool):
+    """Recall as random neurons go, and, on request, recall after training at each width.
+    vectors: E (V, d_model), X (F, d_model) and the objects (F,)."""
+    E, X, objects = vectors
+    fractions = np.linspace(0, 0.9, 10)
+    curve = memory.recall_under_ablation(W, X, E, objects, act, fractions)  # (10,)
+    label = f"Also train the store at {len(CAPACITY_WIDTHS)} widths, for its capacity curve"
+    capacity = bound_toggle(label, "capacity", False)
+    left, right = st.columns(2)
+    with left:
+        title, xtitle = "recall as random neurons go", "share of neurons switched off"
+        show(figures.curves(fractions, {"recall": curve}, title, xtitle, "recall"), presenter)
+    if capacity:
+        widths = CAPACITY_WIDTHS
+        by_width = memory.recall_by_width(facts, d_model, widths, act, train=trained_memory)
+        with right:
+            x, title = np.array(widths, float), "recall after training at each width"
+            show(figures.curves(x, {"recall": by_width}, title, "d_ff", "recall"), presenter)
+    few = (
+        " And with only a dozen facts, two or three neurons already suffice, because the "
+        "readout against every word does much of the work; a single neuron can only point "
+        "one way and loses some facts."
+    )
+    redundant = "A trained store is redundant: random neurons can go long before facts break."
+    st.caption(redundant + (few if capacity else ""))
 
 
 ORTHOGONAL = 0.005  # other keys' largest share of an edit below which none of them gets any
@@ -131,7 +162,7 @@ def edit_why(moved: int, shares: np.ndarray, row: int, fact_labels: list[str]) -
 
 
 def edit_question(moved: list[int], shares: np.ndarray, row: int, fact_labels: list[str]):
-    """Section 6's question: will the other facts change their answer after the edit?"""
+    """The rewrite's question: will the other facts change their answer after the edit?"""
     answer = "none of them" if not moved else "one or two" if len(moved) <= 2 else "more than two"
     return Question(
         f"Predict: after the edit, will the other {len(fact_labels) - 1} facts change their "

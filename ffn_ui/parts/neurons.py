@@ -1,5 +1,6 @@
 """The Neurons page's pieces: the hidden layer it shows (the plain FFN's, or SwiGLU's), its
-view controls and its table of each token's strongest neurons."""
+view controls, the grid's caption, and what the question asks, counted per token (with
+the table of each token's strongest neurons), per neuron and over the whole input."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import hidden, silu
+from ffn_core.analysis import firing_count, firing_rate, silent_neurons, sparsity
 from ffn_core.swiglu import swiglu_forward
+from ffn_ui import figures
 from ffn_ui.controls.predict import Question
 from ffn_ui.controls.url import bound_select, bound_slider, bound_toggle
+from ffn_ui.page.display import show
 
 GATED_NOTE = (
     "SwiGLU gives each neuron two keys: a gate, a column of `W_gate`, and an up, a column "
@@ -98,12 +102,23 @@ def firing_question(
     )
 
 
+VIEWS = {  # what each view of the grid shows, said where its name first appears
+    "activation": "activation: what the activation passes on.",
+    "pre-activation": "pre-activation: the neuron's score x · W1 + b1 (its key's match, "
+    "plus its bias), before the activation acts.",
+    "product": "product: silu(gate) · up, what the neuron passes on.",
+    "gate": "gate: x · W_gate, the score that opens the neuron.",
+    "up": "up: x · W_up, the signed score the gate lets through.",
+}
+
+
 def view_controls(toy, layer: Layer) -> tuple[str, float, bool, bool]:
-    """(view, threshold, mask, sort): which value the heatmap shows, the score a neuron must
-    pass to count as firing (0 for ReLU and none), blank silent cells, sort by firing rate."""
-    left, mid, right = st.columns(3)
+    """(view, threshold, mask, sort), one under the other: which value the heatmap shows,
+    the score a neuron must pass to count as firing (0 for ReLU and none), blank silent
+    cells, sort by firing rate."""
     views = list(layer.views)
-    view = bound_select("show", "view", views, views[0], left, radio=True, horizontal=True)
+    view = bound_select("show", "view", views, views[0], radio=True, horizontal=True)
+    st.caption("  \n".join(VIEWS[v] for v in views))  # one line each
     smooth = toy.activation not in ("relu", "identity")
     # A control that cannot act is not drawn greyed out (too faint to read): a line says why.
     if smooth:
@@ -114,24 +129,61 @@ def view_controls(toy, layer: Layer) -> tuple[str, float, bool, bool]:
             1.0,
             0.0,
             0.01,
-            mid,
             help="GELU, SiLU and SwiGLU are never exactly 0: a threshold ignores neurons "
             "that barely leak (for SwiGLU, by the size of silu(gate) · up).",
         )
     else:
         threshold = 0.0
-        mid.caption(NO_THRESHOLD[toy.activation])
+        st.caption(NO_THRESHOLD[toy.activation])
     scores = view != views[0]  # every score, the negative ones most of all
     if scores:
-        right.caption(
+        st.caption(
             f"Nothing to blank in the {view} view: it shows every value before the "
             "activation acts, the ones it silences included."
         )
         mask = False
     else:
-        mask = bound_toggle("Blank silent cells", "mask", True, right)
-    sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64, right)
+        mask = bound_toggle("Blank silent cells", "mask", True)
+    sort = bound_toggle("Sort neurons by firing rate", "sort", toy.d_ff > 64)
     return view, threshold, mask, sort
+
+
+def heatmap_caption(view: str, mask: bool, signed: bool, note: str, answered: bool) -> str:
+    """What the grid shows, and its one "notice" sentence: what its colours say, or,
+    before the answer, that they wait for it."""
+    shows = f"The {view} of every neuron for every token"
+    if not answered:
+        return (
+            f"{shows}: each cell is one token (a row) and one neuron (a column); which "
+            "cells fired, and their values, are drawn with the answer to the question above."
+        )
+    colours = (
+        "Notice: only the cells that fired are coloured, deeper red for a stronger "
+        "activation"
+        + (", blue for one that writes backward" if signed else "")
+        + "; grey cells did not fire (a dot marks them when there is room)."
+        if mask
+        else "Every cell shows its value: red above zero, blue below, white at zero."
+    )
+    return (
+        f"{shows}. {colours}"
+        + " Hover over a cell (on a phone, tap it) for its exact value."
+        + (f" Showing {note}." if note else "")
+    )
+
+
+def silent_caption(dead: np.ndarray, neurons: list[str], T: int, shown: int) -> str:
+    """How many neurons stayed silent on every token, and which."""
+    d_ff = len(neurons)
+    silent = ", ".join(neurons[j] for j in dead[:20]) + (" …" if len(dead) > 20 else "")
+    every, some = f"all {T} tokens", f"at least one of the {T} tokens"
+    if T == 1:
+        every = some = "the 1 token"
+    return (
+        f"{len(dead)} of {d_ff} neurons stayed silent on {every} ({silent})."
+        if len(dead)
+        else f"Every neuron fired on {some}."
+    ) + (f" Showing the {shown} most active." if d_ff > shown else "")
 
 
 def strongest_table(
@@ -146,6 +198,43 @@ def strongest_table(
         for t in range(len(h))
     ]
     return pd.DataFrame({"fired": fired.sum(axis=1), "strongest": strongest}, index=token_labels)
+
+
+def counted(toy, layer: Layer, fired: np.ndarray, threshold: float, neurons: list[str]) -> None:
+    """What the question asks, counted three ways, drawn once it is answered: per token
+    (how many fired, and which most strongly), per neuron (how often), and over the whole
+    input (the share that fired, and the values' histogram)."""
+    strength = layer.strength  # (T, d_ff)
+    st.subheader("Per token: how many fired, and which most strongly")
+    counts = firing_count(strength, threshold)
+    show(figures.bars(toy.token_labels, counts, "neurons fired per token", "fired"), toy.presenter)
+    st.dataframe(strongest_table(layer, fired, neurons, toy.token_labels))
+
+    st.subheader("Per neuron: how often it fires")
+    rate = firing_rate(strength, threshold)
+    rate_order = np.argsort(-rate, kind="stable")[: figures.MAX_COLUMNS]
+    dead = silent_neurons(strength, threshold)
+    st.caption(silent_caption(dead, neurons, toy.T, len(rate_order)))
+    rates = figures.bars(
+        [neurons[j] for j in rate_order],
+        rate[rate_order],
+        "firing rate over tokens",
+        "rate",
+        colours=figures.FIRED,
+    )
+    show(rates, toy.presenter)
+
+    st.subheader("Sparsity of the whole input")
+    left, right = st.columns(2)
+    left.metric("activations that fired", f"{np.mean(fired):.0%}")
+    right.metric(
+        "activations exactly zero",
+        f"{sparsity(layer.passed):.0%}",
+        help="ReLU's silence is exact zeros; GELU, SiLU and SwiGLU leave small values instead.",
+    )
+    kind = "products" if layer.signed else "activations"
+    title = f"{toy.activation_label} {kind}, all tokens"
+    show(figures.histogram(layer.passed, threshold, title, layer.signed), toy.presenter)
 
 
 def closer_look(toy, layer: Layer, t: int, j: int, fired: bool, neuron: str) -> str:

@@ -82,23 +82,24 @@ def kept(model: ToyModel) -> int:
 
 def why_kept(count: int) -> str:
     """One sentence on what the trained 5 -> 2 model did to keep `count` features; when
-    sharing pays is section 2's question, so it is not said here."""
+    sharing pays is the phase change's question, so it is not said here."""
     if count == 5:
         return (
             "the model spreads all five around the circle: five arrows in a plane cannot all "
             "be at right angles, so it accepts their overlaps and lets the ReLU and the bias "
-            "cut the small interference they cause. Section 2 asks when such sharing pays."
+            "cut the small interference they cause. The phase change below asks when such "
+            "sharing pays."
         )
     if count == 2:
         return (
             "the model gives two features a dimension each, about at right angles, and drops "
-            "the rest: here, any overlap would cost more than it brings. Section 2 asks when "
-            "that changes."
+            "the rest: here, any overlap would cost more than it brings. The phase change "
+            "below asks when that changes."
         )
     return (
         f"the model shares the plane among {count} features and drops the rest: here, "
-        "squeezing in more would cost more in interference than it brings. Section 2 asks "
-        "when sharing pays."
+        "squeezing in more would cost more in interference than it brings. The phase change "
+        "below asks when sharing pays."
     )
 
 
@@ -196,6 +197,11 @@ def phase_question() -> Question:
 
 def phase_section(presenter: bool) -> None:
     """The phase diagram, after a prediction: what happens to feature 2 in each cell."""
+    st.caption(
+        "A phase change is a sudden switch in what training settles on as a setting crosses "
+        "a line, as water turns to ice at 0 °C. Here two features share one dimension, and "
+        "feature 2 can be dropped, hold the dimension alone, or share it with feature 1."
+    )
     if not predicted(phase_question()):
         return
     grid = phases()  # (importances, sparsities)

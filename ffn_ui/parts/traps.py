@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ffn_core import ffn_forward_flat, ffn_forward_flat_one_stride
+from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_core.mistakes import ffn_forward_flat_relu_after_w2
 from ffn_core.typed_numbers import parse_row
+from ffn_ui.controls.predict import Question
 
+SAME, DIFFERENT = "the same answer", "a different answer or a crash"
 SHAPES = {"square": (3, 3), "H > D": (3, 5), "H < D": (5, 3)}
 # The exercise, non-square on purpose: D = 2, H = 3, in the lesson's W @ x convention.
 EXERCISE = {
@@ -31,6 +33,33 @@ def small_case(D: int, H: int) -> dict[str, list[float]]:
         "W2": rng.integers(-2, 3, D * H).astype(float).tolist(),
         "b2": [0.0] * D,
     }
+
+
+def stride_question(D: int, H: int, same: bool) -> Question:
+    """Will reading W2 with W1's stride D give the same answer, at these shapes? `same`:
+    whether it does (worked out by running it)."""
+    return Question(
+        f"With D = {D} and H = {H}, will the one-stride version give the same answer?",
+        "guess_stride",
+        (SAME, DIFFERENT),
+        answer=SAME if same else DIFFERENT,
+        why="when H = D the two strides are the same number, so every square test passes (and "
+        "with D = 1, W2 has one row, which starts at 0 either way); with "
+        "H > D the mistake reads the wrong numbers silently, and with H < D it runs off the end.",
+    )
+
+
+def with_w1_transposed(case: dict, D: int, H: int) -> tuple:
+    """The case in the x @ W convention, run right and with W1 passed transposed: (the
+    right output (D,), the transposed one's or None, the core's refusal or "")."""
+    x = np.array(case["x"])  # (D,)
+    W1 = np.array(case["W1"]).reshape(H, D).T  # (D, H): x @ W convention
+    W2 = np.array(case["W2"]).reshape(D, H).T  # (H, D)
+    good, _ = ffn_forward(x, W1, np.zeros(H), W2, np.zeros(D))
+    transposed, refusal = outcome(
+        lambda: ffn_forward(x, W1.T, np.zeros(H), W2, np.zeros(D))[0].tolist()
+    )
+    return good, transposed, refusal
 
 
 def outcome(fn, *args) -> tuple[list[float] | None, str]:

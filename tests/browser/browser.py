@@ -246,19 +246,19 @@ PAGES = {
 # charts at the default model (Collapse hides its training until the learner predicts)
 CHART_COUNTS = {
     "home": 2,
-    "neurons": 3,  # the histogram waits for a guess
+    "neurons": 1,  # the grid, grey until the guess; the counts below wait for it
     "key_value": 3,  # the sum of the writes waits for the guess about a silent neuron
     "activations": 2,  # the hidden values wait for a prediction
-    "collapse": 4,
-    "position_wise": 2,  # the change map waits for a prediction
-    "backprop": 8,  # the check and the exercise wait for predictions
-    "build_it": 0,  # its figure, the learner's own gradient check, waits for every line
-    "traps": 0,  # every trap waits for a guess; the shown code is the main element
-    "scale_and_cost": 2,  # the shares wait for a prediction
+    "collapse": 5,  # the fits wait for a guess; the task's points are drawn before it
+    "position_wise": 2,  # the change map, grey until the guess; the shuffle waits for it
+    "backprop": 3,  # dh_pre and the maps made from it, the check and the exercise wait
+    "build_it": 1,  # the diagram of the lines; the learner's own check waits for every line
+    "traps": 1,  # W2's flat list, its one-stride reads held back; the other traps wait
+    "scale_and_cost": 2,  # the shares' split and the ratio's lines wait for a prediction
     "mixture_of_experts": 3,
-    "superposition": 2,  # the five features and the phase diagram wait for predictions
+    "superposition": 3,  # the arrows of the five features and the phase diagram wait
     "memory_lab": 6,  # the capacity curve waits for its toggle
-    "real_model": 5,  # sections 5 and 6 run once opened
+    "real_model": 5,  # sections 4 and 5 run once opened
     "language_model": 6,  # the gate-up scatter waits for a prediction, the edit for picks
     "glossary": 0,
 }
@@ -361,13 +361,15 @@ CLASS_LINE = re.compile(r"Class ([0-9a-z]{5}-[0-9a-z]{5}-[0-9a-z]{5}) .* join at
 
 
 def start_class(page) -> tuple[str, str]:
-    """Press "Start a class" on a teacher's page: the class's code and its join link, as
-    the class's line on the page says them."""
+    """Press "Start a class" on a teacher's page: the class's code, as the class's line
+    says it, and its join link at the address the test's server listens on (the line
+    names this machine's network address, which a server on 127.0.0.1 does not answer)."""
     page.get_by_role("button", name="Start a class", exact=True).click()
     line = page.get_by_text(CLASS_LINE)
     expect(line).to_be_visible(timeout=EXPECT_TIMEOUT)
-    code, where = CLASS_LINE.search(line.inner_text()).groups()
-    return code, f"http://{where}/?room={code}"
+    code, _ = CLASS_LINE.search(line.inner_text()).groups()
+    origin = re.match(r"https?://[^/]+", page.url)[0]
+    return code, f"{origin}/?room={code}"
 
 
 def server_log_tail(server, lines: int = 30) -> str:

@@ -238,6 +238,10 @@ def test_neurons_token_and_view_change_from_the_keyboard(server, browser):
     """Tab to the token picker and to the view, change both with arrow keys, and see the
     page and its heatmap follow (a click on the title only sets where Tab starts again)."""
     page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    before = reruns.finished
+    page.get_by_text("about half", exact=True).first.click()  # the grid's colours: a guess
+    reruns.wait_for_more_than(before, page)
+    page.locator('[data-testid="stMain"] h1').click()
     tab_to(page, "token")
     before = reruns.finished
     page.keyboard.press("ArrowDown")  # opens the list
@@ -327,6 +331,9 @@ def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
     good.write_bytes(weights_to_npz(init_weights(3, 5, "normal", 7)))
 
     page, reruns = open_page(browser, f"{server.url}/Neurons", CHART_COUNTS["neurons"])
+    before = reruns.finished
+    page.get_by_text("about half", exact=True).first.click()  # the counts wait for a guess
+    reruns.wait_for_more_than(before, page)
     uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     before = reruns.finished
     uploader.set_input_files(str(bad))
@@ -339,6 +346,9 @@ def test_uploading_weights_checks_the_file_first(server, browser, tmp_path):
     reruns.wait_for_more_than(before, page)
     expect(page.get_by_text("Loaded good.npz: d_model 3, d_ff 5.")).to_be_visible()
     assert settled(page, lambda: heatmap_shape(page), [6, 5]) == [6, 5]
+    before = reruns.finished
+    page.get_by_text("about half", exact=True).first.click()  # a new model: asked again
+    reruns.wait_for_more_than(before, page)
     assert np.isfinite(chart_y(page, 1, "bar")).all()
     page.close()
 

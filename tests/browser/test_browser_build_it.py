@@ -27,7 +27,7 @@ from ffn_core.exercise.build_ffn import STEPS
 
 
 def test_a_learner_types_a_wrong_line_fixes_it_and_passes_their_own_check(server, browser):
-    page, reruns = open_page(browser, f"{server.url}/Build_it", charts=0)
+    page, reruns = open_page(browser, f"{server.url}/Build_it", charts=1)  # the diagram
     type_into(page, reruns, "dh =", "dout @ W2")
     alert = page.locator('[data-testid="stAlertContentError"]').first
     expect(alert).to_contain_text("@ cannot multiply shape (2, 4, 8) by shape (32, 8)")
@@ -40,7 +40,7 @@ def test_a_learner_types_a_wrong_line_fixes_it_and_passes_their_own_check(server
             type_into(page, reruns, f"{step.name} =", step.answer)
     expect(page.get_by_text("10 of 10 lines right.")).to_be_visible()
     expect(page.get_by_text("Your backward pass passes")).to_be_attached()
-    expect(page.locator(".js-plotly-plot")).to_have_count(1)
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # the diagram, the check
     no_exception(page)
     screenshot(page, "build-it-done-desktop")
     if not SCREENSHOTS:

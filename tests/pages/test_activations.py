@@ -168,3 +168,57 @@ def test_swiglus_preset_notices_only_what_it_draws_and_dots_the_slice_on_silu():
         decode(lines["SwiGLU, up = 1"]["y"]), z / (1 + np.exp(-z)), atol=1e-6
     )
     np.testing.assert_array_equal(decode(lines["SwiGLU, up = 1"]["y"]), decode(lines["SiLU"]["y"]))
+
+
+def test_the_intro_says_where_gelus_slope_reaches_zero_and_how_negative_it_gets():
+    """GELU(z) = z Φ(z), so GELU'(z) = Φ(z) + z φ(z): 1/2 at 0, zero where GELU is lowest
+    (found here by bisection, with the math module), and least where its own slope,
+    φ(z)(2 − z²), is zero: z = −√2. The intro gives these numbers, read off the core."""
+    import re
+
+    def phi(z):
+        return math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+    def slope(z):
+        return 0.5 * math.erfc(-z / math.sqrt(2)) + z * phi(z)
+
+    low, high = -1.0, -0.5  # slope(−1) < 0 < slope(−0.5)
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if slope(mid) < 0 else (low, mid)
+    flat = low
+    steepest_at = -math.sqrt(2)
+    at = open_page(ACTIVATIONS)
+    intro = " ".join(m.value for m in at.markdown)
+    said = re.search(
+        r"never below about (\S+), at z ≈ (\S+)\)\..*slope is (\S+) at z = 0; it falls to 0 at "
+        r"z ≈ (\S+), where GELU is lowest, then turns negative, lowest about (\S+) near "
+        r"z ≈ (\S+), and fades back to 0",
+        intro,
+    )
+    assert said, intro
+    lowest, lowest_at, at_0, zero_at, steepest, steepest_z = (
+        float(v.replace("−", "-").rstrip(",")) for v in said.groups()
+    )
+    assert lowest == pytest.approx(flat * 0.5 * math.erfc(-flat / math.sqrt(2)), abs=5e-3)
+    assert lowest_at == zero_at == pytest.approx(flat, abs=5e-3)
+    assert at_0 == 0.5
+    assert steepest == pytest.approx(slope(steepest_at), abs=5e-4)
+    assert steepest_z == pytest.approx(steepest_at, abs=5e-3)
+    assert "fading further down" not in intro  # the slope does not just fade: it turns
+
+
+def test_the_dead_neuron_answer_names_the_button_it_points_to():
+    """The verdict stands under the question, and the button above it: a direction would
+    be wrong on one page or the other, so the verdict names it."""
+    at = open_page(ACTIVATIONS)
+    at.radio(key="guess_dead").set_value("yes, fewer").run()
+    (verdict,) = at.error
+    assert "button below" not in verdict.value and "button above" not in verdict.value
+    assert "the button “A batch with dead ReLU neurons”" in verdict.value
+    assert [b for b in at.button if b.label.startswith("A batch with dead ReLU neurons")]
+
+
+def test_one_token_is_asked_about_as_one_token():
+    at = open_page(ACTIVATIONS, {"tokens": "random", "T": "1"})
+    assert at.radio(key="guess_dead").label.startswith("Predict: on this 1 token, does GELU")

@@ -45,7 +45,7 @@ def test_gradient_check_table_passes_in_float64_and_fails_in_float32():
 
 def test_the_lesson_shapes_preset_and_the_kink():
     at = backprop()
-    (preset,) = [b for b in at.button if b.label.startswith("Preset: a small batch")]
+    (preset,) = [b for b in at.button if b.label == "Preset: a small batch"]
     preset.click().run()
     assert not at.exception
     assert at.session_state["d_model"] == 8 and at.session_state["d_ff"] == 32
@@ -62,15 +62,69 @@ def test_eps_sweep_is_u_shaped():
     assert sweep[0] > 10 * sweep[best] and sweep[-1] > 10 * sweep[best]
 
 
+def chart_titled(at, start: str) -> dict:
+    """The one chart whose title starts with `start`, as Plotly JSON."""
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    (found,) = [s for s in specs if s["layout"].get("title", {}).get("text", "").startswith(start)]
+    return found
+
+
 def test_gradient_heatmaps_match_the_core_and_the_mask():
     at = backprop()
     x, w = expected_default_model()
     h_pre = x @ w["W1"] + w["b1"]
     G = np.random.default_rng(0).standard_normal((1, 6, 4))[0]
-    mask = decode(traces(at, 1)[0]["z"])  # the gate heatmap, second of the first four
+    dh, mask, dh_pre = (decode(t["z"]) for t in traces(at, 0))  # the first figure's three maps
     np.testing.assert_array_equal(mask, (h_pre > 0).astype(float))
-    dW2 = decode(traces(at, 4)[0]["z"])  # the first in the expander
+    np.testing.assert_allclose(dh, G @ w["W2"].T, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dh_pre, (G @ w["W2"].T) * (h_pre > 0), rtol=1e-5, atol=1e-6)
+    dW2 = decode(chart_titled(at, "dW2 = ")["data"][0]["z"])
     np.testing.assert_allclose(dW2, relu(h_pre).T @ G, rtol=1e-5, atol=1e-5)
+
+
+def test_the_first_figure_holds_back_dh_pre_until_the_silent_neuron_question_is_answered():
+    """The question: a neuron silent on the first token, outlined; its share of dW1. Before
+    the guess the figure draws dh and the gate and leaves dh_pre blank, its words say so,
+    and nothing made from dh_pre (dW1, db1, dx) nor the notice that answers it is shown.
+    After: dh_pre is drawn, exactly 0 in the outlined cell, and the notice is said."""
+    at = open_page(BACKPROP)
+    x, w = expected_default_model()
+    h_pre = x @ w["W1"] + w["b1"]
+    j = int(np.flatnonzero(h_pre[0] <= 0)[0])  # the first silent neuron on the first token
+    (question,) = [r for r in at.radio if r.key == "guess_dw1"]
+    assert f"neuron n{j + 1} scores" in question.label and "(outlined)" in question.label
+    first = json.loads(at.get("plotly_chart")[0].proto.spec)
+    (outline,) = first["layout"]["shapes"][:1]
+    assert (outline["x0"], outline["y0"]) == (j - 0.5, -0.5)
+    assert np.isnan(decode(first["data"][2]["z"])).all()  # dh_pre: not drawn
+    words = " ".join(t.value for t in at.text)
+    assert "dh_pre = dh × gate: held back until the answer." in words
+    said = " ".join(e.value for e in [*at.caption, *at.markdown, *at.success, *at.error])
+    assert "no gradient reaches" not in said and "exactly zero" not in said
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert not [t for t in titles if t.startswith(("dW1", "db1", "dx"))]
+    at.radio(key="guess_dw1").set_value("exactly zero").run()
+    dh_pre = decode(traces(at, 0)[2]["z"])
+    assert dh_pre[0, j] == 0 and np.isfinite(dh_pre).all()
+    assert "no gradient reaches that neuron's key" in " ".join(c.value for c in at.caption)
+    assert chart_titled(at, "dW1 = ") and chart_titled(at, "dx = ")
+
+
+MAPS = [("ReLU", "dh_pre = dh × gate", "gate"), ("GELU", "dh_pre = dh × GELU'(h_pre)", "slope")]
+
+
+@pytest.mark.parametrize(("act", "third", "bar"), MAPS)
+def test_each_map_is_named_for_what_it_shows(act, third, bar):
+    """The gate map's colour bar says gate (ReLU) or slope, not gradient; under GELU the
+    third map multiplies by GELU's slope, not a gate; each weight map's bar names it."""
+    at = backprop({"act": act})
+    first = json.loads(at.get("plotly_chart")[0].proto.spec)
+    bars = [t.get("colorbar", {}).get("title", {}).get("text") for t in first["data"]]
+    assert bars == ["dh", bar, "dh_pre"]
+    panels = [a["text"] for a in first["layout"]["annotations"]]
+    assert f"<b>{third}</b>" in panels
+    dW1 = chart_titled(at, "dW1 = ")
+    assert dW1["data"][0]["colorbar"]["title"]["text"] == "dW1"
 
 
 def test_a_silent_neuron_passes_no_gradient():
@@ -116,8 +170,8 @@ def test_the_precision_question_comes_before_the_check_and_says_why():
     at.radio(key="guess_precision").set_value("about 10⁻⁷ in both").run()
     assert "float32 keeps about 7, so the same nudge is lost" in at.error[0].value
     assert check_table(at)  # the check that settles it, drawn after the guess
-    heading = [h.value for h in at.subheader if h.value.startswith("4.")]
-    assert heading == ["4. Gradient check against centred differences"]  # not "float64" only
+    heading = [h.value for h in at.subheader if h.value.startswith("3.")]
+    assert heading == ["3. Gradient check against centred differences"]  # not "float64" only
 
 
 def test_the_precision_answer_holds_for_the_table_it_reveals_and_the_table_says_what_it_shows():
@@ -155,7 +209,7 @@ def test_epsilon_grows_to_the_right_and_both_write_it_as_a_power_of_ten():
     slider = at.select_slider(key="eps")
     assert slider.value == 1e-6 and slider.format_func(1e-6) == "10⁻⁶"
     assert (slider.options[0], slider.options[-1]) == ("10⁻¹²", "10⁻¹")  # smaller to the left
-    spec = json.loads(at.get("plotly_chart")[8].proto.spec)
+    spec = chart_titled(at, "too large an ε")
     assert spec["layout"]["xaxis"]["exponentformat"] == "power"
     assert decode(spec["data"][0]["x"])[0] < decode(spec["data"][0]["x"])[-1]
 

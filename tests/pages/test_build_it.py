@@ -3,6 +3,8 @@ for a hint or the answer, passes their own gradient check, and shares their line
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from helpers import BUILD_IT, open_page
@@ -88,7 +90,7 @@ def test_every_line_right_runs_the_learner_s_own_gradient_check():
     assert table["worst relative error"].max() < 1e-6
     assert table["passes (below 1e-5)"].all()
     assert "Your backward pass passes" in at.success[-1].value
-    assert len(at.get("plotly_chart")) == 1  # the check's bars
+    assert len(at.get("plotly_chart")) == 2  # the diagram, and the check's bars
 
 
 def test_a_line_right_on_one_case_but_wrong_on_another_fails_the_check_honestly():
@@ -214,3 +216,50 @@ def test_every_answer_passes_on_the_sidebar_s_toy_at_its_caps():
     assert not at.exception and not at.error
     assert "10 of 10 lines right." in said(at)
     assert "the sidebar's toy (B, T, C, H = 1, 8, 16, 64)" in at.success[-1].value
+
+
+def boxes(at) -> dict[str, str]:
+    """The first figure's boxes: {name: the words under the name (shape, state)}."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    said = [a["text"] for a in spec["layout"]["annotations"] if a.get("text")]
+    return {t.split("</b>")[0].removeprefix("<b>"): t.split("<br>", 1)[1] for t in said}
+
+
+def test_the_page_opens_on_the_diagram_of_its_lines_each_with_its_shape_and_state():
+    """Every line to write, with its shape on the small batch (B, T, C, H = 2, 4, 8, 32); x
+    and dout given; the first line, h_pre, marked next and its box beside the diagram. A
+    wrong try turns its box wrong, a right one right, and the next line moves on."""
+    at = open_page(BUILD_IT)
+    shown = boxes(at)
+    assert shown["x"] == "(2,4,8)<br>given" and shown["dout"] == "(2,4,8)<br>given"
+    assert shown["h_pre"] == "(2,4,32)<br>next"
+    expected = {"h": "(2,4,32)", "out": "(2,4,8)", "dh": "(2,4,32)", "dh_pre": "(2,4,32)",
+                "dW2": "(32,8)", "db2": "(8,)", "dW1": "(8,32)", "db1": "(32,)",
+                "dx": "(2,4,8)"}  # fmt: skip
+    for name, shape in expected.items():
+        assert shown[name] == f"{shape}<br>to write", name
+    assert "beside the diagram" in " ".join(c.value for c in at.caption)
+    at = typed(at, "h_pre", "x @ W1")
+    assert boxes(at)["h_pre"] == "(2,4,32)<br>next"  # still the one to write
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "h_pre (2, 4, 32) wrong" in spec["layout"]["meta"]["alt"]
+    at = typed(at, "h_pre", "x @ W1 + b1")
+    shown = boxes(at)
+    assert shown["h_pre"] == "(2,4,32)<br>✓ right" and shown["h"] == "(2,4,32)<br>next"
+    at = typed(at, "dW2", "h.sum()")  # a later line, tried wrong
+    assert boxes(at)["dW2"] == "(32,8)<br>✗ wrong"
+
+
+def test_the_diagram_follows_the_chosen_shapes_and_never_shows_an_answer():
+    at = open_page(BUILD_IT, {"build_case": "no two sizes alike"})
+    shown = boxes(at)
+    assert shown["h_pre"].startswith("(3,5,10)") and shown["dW1"].startswith("(6,10)")
+    spec = at.get("plotly_chart")[0].proto.spec
+    for answer in ANSWERS.values():
+        assert answer not in spec, answer
+
+
+def test_once_every_line_is_right_the_diagram_says_so_and_nothing_is_next():
+    at = everything(open_page(BUILD_IT))
+    assert all(v.endswith("✓ right") for k, v in boxes(at).items() if k not in ("x", "dout"))
+    assert any(s.value.startswith("Every line is right") for s in at.success)

@@ -79,7 +79,7 @@ def test_unticking_follow_brings_the_whole_page_at_the_teachers_settings():
     assert specs(student) == specs(teacher)  # the same page, run in the student's session
 
 
-@pytest.mark.parametrize("page", [BUILD_IT, TRAPS, GLOSSARY])
+@pytest.mark.parametrize("page", [BUILD_IT, GLOSSARY])
 def test_a_page_of_ones_own_work_or_without_figures_is_followed_whole(page):
     _, code = start_class(page)
     student = open_page(None, {"room": code})
@@ -87,6 +87,20 @@ def test_a_page_of_ones_own_work_or_without_figures_is_followed_whole(page):
     assert "d_ff" in toy_controls(student)  # the page's own frame, at the teacher's settings
     if page == BUILD_IT:
         assert student.text_input  # the lines are each student's to write
+
+
+def test_traps_keeps_one_form_in_a_class_the_class_view_from_the_start():
+    """Traps was once followed whole before its first reveal (a student who pressed
+    "square" got another question than the class's) and as the class view after it. With
+    a figure of its own it is the class view throughout: the teacher's question, and no
+    D, H or preset of the student's own."""
+    teacher, code = start_class(TRAPS)
+    student = open_page(None, {"room": code})
+    assert not student.exception and viewing(student)
+    asked = [r.label for r in teacher.radio if r.key.startswith("guess")]
+    assert [r.label for r in student.radio] == asked
+    assert not [b for b in student.main.button if b.label != "Reveal to the class"]
+    assert not student.main.number_input
 
 
 def test_figures_too_long_to_send_leave_the_class_on_the_whole_page(monkeypatch):

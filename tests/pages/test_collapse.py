@@ -4,6 +4,7 @@ waits for a prediction."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -12,7 +13,6 @@ from helpers import (
     decode,
     metric,
     open_page,
-    traces,
 )
 
 from ffn_core.init import init_weights
@@ -37,41 +37,89 @@ def test_the_stack_is_one_matrix_at_every_depth():
         at = open_page(COLLAPSE, {"L": L})
         (gap,) = [m.value for m in at.metric if "blocks of" in m.label]
         assert float(gap) < 1e-9
-        assert len(decode(traces(at, 3)[0]["y"])) == 4  # one singular value per coordinate
+        (sigma,) = charts_titled(at, "singular values of the product")
+        assert len(decode(sigma["data"][0]["y"])) == 4  # one singular value per coordinate
+
+
+def charts_titled(at, start: str) -> list[dict]:
+    """The page's charts whose title starts with `start`, as Plotly JSON."""
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return [s for s in specs if s["layout"].get("title", {}).get("text", "").startswith(start)]
+
+
+def test_the_page_opens_on_w1_times_w2_multiplied_out_into_w_eff():
+    """The first figure is the product, each block read back against the sidebar's weights
+    multiplied out here; beside it, what b_eff and rank are."""
+    at = open_page(COLLAPSE)
+    first = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert first["layout"]["title"]["text"] == "W1 · W2 = W_eff, one 4 × 4 matrix"
+    w = init_weights(4, 16, "normal", 0)
+    drawn = {t["name"]: decode(t["z"]) for t in first["data"]}
+    np.testing.assert_allclose(drawn["W1"], w["W1"], rtol=1e-6)
+    np.testing.assert_allclose(drawn["W2"], w["W2"], rtol=1e-6)
+    np.testing.assert_allclose(drawn["W_eff"], w["W1"] @ w["W2"], rtol=1e-5, atol=1e-6)
+    said = " ".join(c.value for c in at.caption)
+    assert "b_eff = b1·W2 + b2 is the two biases folded into one" in said
+    assert "rank is how many independent directions" in said
 
 
 def test_training_waits_for_a_prediction_then_checks_it():
     at = open_page(COLLAPSE)
     assert "Make your guess above to see the answer." in [c.value for c in at.caption]
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 5
     at = open_page(COLLAPSE, {"guess": "yes"})
     assert any("Not this time" in e.value for e in at.error)
     at = open_page(COLLAPSE, {"guess": "no"})
     assert any("Right" in s.value for s in at.success)
 
 
-def accuracy(at, chart: int) -> float:
-    title = json.loads(at.get("plotly_chart")[chart].proto.spec)["layout"]["title"]["text"]
-    return float(title.split("accuracy ")[1].rstrip("%")) / 100
+def accuracy(at, name: str) -> float:
+    (chart,) = charts_titled(at, f"{name}: accuracy ")
+    return float(chart["layout"]["title"]["text"].split("accuracy ")[1].rstrip("%")) / 100
 
 
 def test_linear_cannot_fit_xor_but_relu_can():
     at = open_page(COLLAPSE, {"guess": "no", "task": "XOR"})
-    assert accuracy(at, 4) <= 0.75  # no activation
-    assert accuracy(at, 5) >= 0.95  # ReLU
+    assert accuracy(at, "no activation") <= 0.75
+    assert accuracy(at, "ReLU") >= 0.95
 
 
 def test_the_why_compares_the_straight_boundary_with_always_answering_one_class():
     """XOR: the trained linear model scores below the share of the commoner class, and the
-    why says so, with that share counted here from the task's labels."""
+    why says so, both as percentages to one decimal (one form for the two numbers), with
+    that share counted here from the task's labels."""
     at = open_page(COLLAPSE, {"guess": "no", "task": "XOR"})
     (right,) = at.success
-    linear = accuracy(at, 4)
+    linear = accuracy(at, "no activation")
     _, y = make_task("XOR", seed=0)
     base = max(np.sum(y == 0), np.sum(y == 1)) / len(y)
     assert linear < base
-    assert f"reaches accuracy {linear:.1%} on XOR, worse than the {base:.2f}" in right.value
+    assert f"reaches accuracy {linear:.1%} on XOR, worse than the {base:.1%}" in right.value
     assert "of always answering the commoner class" in right.value
+    assert re.findall(r"\d\.\d\d\b", right.value) == []  # no share left as 0.54
+
+
+@pytest.mark.parametrize("task", ["XOR", "spiral", "|x|"])
+def test_the_task_s_data_is_drawn_and_the_loss_named_before_the_question(task):
+    """The question asks whether a straight FFN fits the task: the points it is asked about
+    are on the page first, with the loss training lowers said in words, and no fit, no
+    score and no verdict until the guess."""
+    at = open_page(COLLAPSE, {"task": task})
+    (data,) = charts_titled(at, f"{task}: the 200 points to fit")
+    X, target = make_task(task, seed=0)
+    if task == "|x|":
+        np.testing.assert_allclose(decode(data["data"][0]["y"]), target, rtol=1e-6)
+    else:
+        drawn = sum(len(decode(t["x"])) for t in data["data"])
+        assert drawn == len(X) == 200
+    said = " ".join(c.value for c in at.caption)
+    assert ("cross-entropy (the mean of −log" in said) == (task != "|x|")
+    assert ("mean squared error" in said) == (task == "|x|")
+    before = " ".join(e.value for e in [*at.caption, *at.markdown, *at.success, *at.error])
+    assert "reaches" not in before and not charts_titled(at, "no activation")
+    assert not re.search(r"(accuracy|R²) \d", before)
+    at.radio(key="guess").set_value("no").run()
+    assert charts_titled(at, "no activation") and (at.success or at.error)
 
 
 def test_a_line_is_linear_and_the_answer_key_says_so():
@@ -83,8 +131,8 @@ def test_a_line_is_linear_and_the_answer_key_says_so():
 
 def test_collapse_says_what_it_takes_away_and_where_the_stack_comes_from():
     at = open_page(COLLAPSE)
-    intro = at.markdown[0].value
-    assert "Sections 1 and 2 take the activation away, whatever the sidebar says" in intro
+    intro = " ".join(m.value for m in at.markdown)
+    assert "sections 1 and 2 take the activation away, whatever the sidebar says" in intro
     text = " ".join(m.value for m in [*at.markdown, *at.caption])
     assert "Fresh random blocks, not the sidebar's weights" in text
     assert "only spread apart" not in text and "tend to spread apart" in text

@@ -28,7 +28,7 @@ def test_lesson_preset_gives_the_output_0_2():
     at = guessed(click(open_page(KEY_VALUE), "Lesson"), "guess_kv")
     np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
     assert len(at.get("plotly_chart")) == 5  # the plane's arrows appear at d_model = 2
-    at = click(open_page(NEURONS), "Lesson")
+    at = guessed(click(open_page(NEURONS), "Lesson"), "guess_fire")
     np.testing.assert_array_equal(decode(heatmap(at)["z"]), [[np.nan, 2.0]])
 
 
@@ -87,8 +87,12 @@ def test_residual_view_shows_x_ffn_and_their_sum():
 
 def test_the_chosen_token_and_neuron_come_from_the_link():
     at = open_page(KEY_VALUE, {"tok": "2: cat", "neuron": "n7"})
-    assert "2: cat" in " ".join(s.value for s in at.subheader)
-    assert "n7 scores" in " ".join(c.value for c in at.caption)
+    assert at.selectbox(key="tok").value == "2: cat"
+    assert "1. Match: how well “2: cat” fits each key" in captions(at)
+    assert "n7 scores" in captions(at)
+    x, w = expected_default_model()
+    scores = x[1] @ w["W1"] + w["b1"]  # token "2: cat" against every key: the first figure
+    np.testing.assert_allclose(trace_y(at, 0, kind="bar"), scores, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -162,7 +166,7 @@ def test_the_sum_of_the_writes_waits_for_the_guess_about_a_silent_neuron(act, ke
     at = open_page(KEY_VALUE, {"act": act})
     names = [t.get("name") for traces_ in chart_traces(at) for t in traces_]
     assert "output (the sum)" not in names
-    assert "The sum is drawn once you have answered the question above." in captions(at)
+    assert "and their sum, are drawn with the answer." in captions(at)
     at = guessed(at, key)
     names = [t.get("name") for traces_ in chart_traces(at) for t in traces_]
     assert "output (the sum)" in names
@@ -189,3 +193,110 @@ def test_homes_link_promises_no_preset_it_does_not_apply():
     assert "preset" not in link.proto.label
     intro = " ".join(m.value for m in open_page(KEY_VALUE).markdown)
     assert "In the smallest example (preset *Lesson*: d_model = d_ff = 2" in intro
+
+
+def shown_words(at) -> str:
+    """Every word the page shows: headings, sentences, captions, notes, verdicts, metrics
+    and each figure in numbers."""
+    parts = [e.value for e in [*at.title, *at.subheader, *at.markdown, *at.caption, *at.text]]
+    parts += [e.value for e in [*at.info, *at.warning, *at.success, *at.error]]
+    return "\n".join([*parts, *(f"{m.label} {m.value}" for m in at.metric)])
+
+
+def silent_neuron(x, W1, b1, act):
+    """The neuron section 2 asks about, recomputed: of those scoring ≤ 0 for the first
+    token, the one that writes the most; its score and what the activation passes on."""
+    import math
+
+    z = x[0] @ W1 + b1
+    bend = {
+        "ReLU": lambda v: max(v, 0.0),
+        "GELU": lambda v: v * 0.5 * math.erfc(-v / math.sqrt(2)),
+        "none": lambda v: v,
+    }[act]
+    h = np.array([bend(v) for v in z])
+    silent = np.flatnonzero(z <= 0)
+    k = int(silent[np.argmax(np.abs(h[silent]) + 1e-9 * z[silent])])
+    return k, z[k], h[k]
+
+
+@pytest.mark.parametrize(("act", "key"), [("ReLU", "guess_kv"), ("GELU", "guess_kv"),
+                                          ("none", "guess_kv")])  # fmt: skip
+def test_before_the_guess_nothing_says_what_the_neuron_that_missed_writes(act, key):
+    """Section 2 asks what neuron k, which scored ≤ 0, writes. With k itself picked, so
+    that section 1's caption is about it, nothing before the guess gives what it passes
+    on (under ReLU 0, under GELU a small negative number, with none its whole score): no
+    sentence, no sum of the writes; the guess brings both."""
+    x, w = expected_default_model()
+    k, z, h = silent_neuron(x, w["W1"], w["b1"], act)
+    at = open_page(KEY_VALUE, {"act": act, "neuron": f"n{k + 1}"})
+    words = shown_words(at)
+    assert f"n{k + 1} scores {z:.4g}: at or below 0, it does not fire." in words
+    assert "passes on" not in words.split(f"n{k + 1} scores")[1].split("\n")[0]
+    if h not in (0, z):  # with none, h is the score: the question itself gives it
+        assert f"{h:.3g}" not in words and f"{h:.4g}" not in words
+    names = [t.get("name") for chart in chart_traces(at) for t in chart]
+    assert "output (the sum)" not in names and not any(str(n).startswith("n") for n in names)
+    at = guessed(at, key)
+    words = shown_words(at)
+    assert f"{h:.3g}" in words
+    assert "output (the sum)" in [t.get("name") for chart in chart_traces(at) for t in chart]
+
+
+def test_the_lesson_example_is_asked_not_told_before_the_guess():
+    """At the Lesson preset, section 2 asks what the neuron that scored 0 writes: the intro
+    gives both scores and leaves the output, [0, 2], to the answer."""
+    at = click(open_page(KEY_VALUE), "Lesson")
+    words = shown_words(at)
+    assert "scores 0 against the key [1, 1] and 2 against the key [1, −1]" in words
+    assert "[0, 2]" not in words and "only the second value" not in words
+    assert "output (the sum)" not in [t.get("name") for c in chart_traces(at) for t in c]
+    at = guessed(at, "guess_kv")
+    np.testing.assert_array_equal(trace_y(at, 1, name="output (the sum)"), [0.0, 2.0])
+
+
+def test_a_teachers_page_says_nothing_of_the_teachers_own_answer():
+    """A teacher does not answer: the class does, and the teacher reveals. The line under
+    the held-back sum is true on every page, the teacher's and the students' following it."""
+    from ffn_ui.classroom.room import TEACHER
+
+    teacher = open_page(KEY_VALUE)
+    (start,) = [b for b in teacher.sidebar.button if b.label == "Start a class"]
+    start.click().run()
+    assert TEACHER in teacher.session_state and not teacher.exception
+    words = shown_words(teacher)
+    assert "once you have answered" not in words and "you have answered" not in words
+    assert "and their sum, are drawn with the answer." in words
+    assert "output (the sum)" not in [t.get("name") for c in chart_traces(teacher) for t in c]
+
+
+def test_the_residual_names_x_by_the_inputs_coordinates_and_the_output_by_its_own():
+    x, _ = expected_default_model()
+    at = open_page(KEY_VALUE)
+    bars = {t["name"]: t for t in traces(at, -2)}
+    assert bars["x"]["customdata"] == ["x1", "x2", "x3", "x4"]
+    assert bars["FFN(x)"]["customdata"] == ["out1", "out2", "out3", "out4"]
+    assert bars["x + FFN(x)"]["customdata"][0] == "x1 + out1"
+    np.testing.assert_allclose(decode(bars["x"]["y"]), x[0], rtol=1e-6)
+
+
+def test_a_wrong_answer_about_a_closed_gate_starts_its_sentence_with_a_word():
+    """The why follows "the answer is …." as a sentence of its own: it starts with a
+    capital word, never a function's name capitalised (Silu)."""
+    at = open_page(KEY_VALUE, {"act": "SwiGLU"})
+    at.radio(key="guess_kv_gate").set_value("nothing: the gate is shut").run()
+    (wrong,) = at.error
+    assert "Silu" not in wrong.value
+    assert ". A closed gate still lets a little of the up score through" in wrong.value
+
+
+def test_at_a_score_of_exactly_zero_a_smooth_bend_is_not_said_to_pass_nothing_below_zero():
+    """The Lesson's first key scores exactly 0 and GELU(0) = 0 · Φ(0) = 0: the answer is
+    nothing, and the why must not claim GELU passes nothing below zero (GELU(−1) ≈ −0.16)."""
+    at = click(open_page(KEY_VALUE), "Lesson")  # the preset sets ReLU: GELU after it
+    at.sidebar.selectbox(key="act").set_value("GELU").run()
+    at.radio(key="guess_kv").set_value("a little, its value sign-flipped").run()
+    (wrong,) = at.error
+    assert wrong.value.startswith("Not this time: the answer is nothing.")
+    assert "passes nothing at or below zero" not in wrong.value
+    assert "score of exactly 0 even GELU passes nothing" in wrong.value

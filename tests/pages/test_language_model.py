@@ -150,9 +150,14 @@ def test_odd_text_never_raises(text):
 
 def test_a_guess_about_a_shut_gate_reveals_the_gate_up_scatter(smollm):
     at = open_page(LANGUAGE_MODEL)
+    before = words(at.main)
+    assert "silu(−6)" not in before and "−0.015" not in before  # the answer waits
+    at.radio(key="guess_gate").set_value("a lot, negative").run()
+    (wrong,) = [e.value for e in at.error if e.value.startswith("Not this time")]
+    assert "about nothing. Its gate gives silu(−6) = −0.015" in wrong  # not "Silu(−6)"
     at.radio(key="guess_gate").set_value("about nothing").run()
     assert not at.exception
-    assert any("Right: silu(−6) is −0.015" in s.value for s in at.success)
+    assert any("Right: its gate gives silu(−6) = −0.015" in s.value for s in at.success)
     assert len(at.get("plotly_chart")) == CHARTS + 1
     (points,) = traces(at, 2)
     trace = smollm.run(lm.DEFAULT.text)
@@ -191,6 +196,10 @@ def test_switching_off_the_strongest_pushers_shows_the_core_s_new_probability(sm
 
 def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
     at = open_page(LANGUAGE_MODEL)
+    before = words(at.main)
+    for answer in ("The edit took", "neighbours keep their answer", "after the edit"):
+        assert answer not in before, answer
+    assert not [m for m in at.metric if m.label.startswith("p(")]
     at.radio(key="guess_neighbour").set_value("yes, unchanged").run()
     assert not at.exception
     p = metric(at, "p(`␣Rome`)")
@@ -279,3 +288,39 @@ def test_a_path_variable_naming_no_file_is_reported_without_the_path(monkeypatch
     assert not at.exception
     assert "FFN_SMOLLM_PATH does not exist" in warnings_text(at)
     assert str(tmp_path) not in warnings_text(at)
+
+
+def words(node) -> str:
+    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
+    text, captions, notes, metrics, the figures' words; not the questions' radios."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value}")
+        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(words(child))
+    return " ".join(s for s in said if s)
+
+
+def test_q4_1_the_stream_the_final_rmsnorm_and_k_hat_are_said_where_first_used(smollm):
+    """Each term in a few words at its first use on the page, in the page's order."""
+    said = words(open_page(LANGUAGE_MODEL).main)
+    assert said.index("Q4_1") == said.index("Q4_1, a 4-bit format: each run of 32 weights")
+    assert "whole numbers from 0 to 15 with one scale and one minimum" in said
+    assert said.index("stream") == said.index("stream is each token's running vector")
+    assert said.index("final RMSNorm") == said.index(
+        "final RMSNorm divides the stream by its root mean square"
+    )
+    assert said.index("k̂") == said.index("k̂ = Σ⁻¹k*/(k*ᵀΣ⁻¹k*) is the direction")
+    assert said.index("k*") == said.index("k* is the subject's key")
+
+
+def test_the_page_opens_on_the_next_token_and_explains_after_it(smollm):
+    """Above the first figure the heading and one sentence; the model's sizes, its
+    format and the vocabulary come after it."""
+    said = words(open_page(LANGUAGE_MODEL).main)
+    first_figure = said.index("The figure in numbers: ")
+    assert "30 blocks, d_model 576" in said[first_figure:]
+    assert "Q4_1" not in said[:first_figure] and "predicts the next token" in said[:first_figure]

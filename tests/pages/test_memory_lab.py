@@ -3,9 +3,19 @@ named for what each shows."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
-from helpers import MEMORY, edit_table, open_page, setup_table, warnings_text
+from helpers import (
+    MEMORY,
+    chart_traces,
+    decode,
+    edit_table,
+    open_page,
+    setup_table,
+    warnings_text,
+)
 
 from ffn_core.memory import (
     FACT_TABLES,
@@ -90,3 +100,54 @@ def test_the_tools_are_named_for_what_each_shows(fresh_caches):
     text = " ".join(c.value for c in open_page(MEMORY).caption)
     assert "vocabulary projection of Geva et al. (2022), which LM-Debugger" in text
     assert "Neuroscope (Nanda, 2022) shows something else: the texts that make" in text
+
+
+def words(node) -> str:
+    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
+    text, captions, notes, metrics, the figures' words; not the questions' radios."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value}")
+        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(words(child))
+    return " ".join(s for s in said if s)
+
+
+def test_loss_and_recall_each_have_their_own_axis_and_a_recall_of_0_is_drawn_at_0(fresh_caches):
+    """M4: the loss on a log axis, the recall on a linear one from 0 to 100 %: a recall of
+    0 is drawn at 0 (a log axis had drawn it at 10⁻³, unsaid)."""
+    at = open_page(MEMORY, {"facts": "countries → capitals", "mem_dff": "4"})
+    _facts, result, _E, _X, _objects = setup_table("countries → capitals", d_ff=4)
+    assert result.recall.min() == 0  # the store starts recalling nothing
+    loss, recall = chart_traces(at)[0]
+    np.testing.assert_allclose(decode(loss["y"]), result.losses, rtol=1e-6)
+    np.testing.assert_allclose(decode(recall["y"]), result.recall, rtol=1e-6)
+    assert loss.get("yaxis", "y") == "y" and recall["yaxis"] == "y2"
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert layout["yaxis"]["type"] == "log" and layout["yaxis2"].get("type") != "log"
+    assert layout["yaxis2"]["range"][0] == 0
+    titles = layout["yaxis"]["title"]["text"], layout["yaxis2"]["title"]["text"]
+    assert "loss" in titles[0] and "recall" in titles[1] and "/" not in titles[0]
+
+
+def test_rank_one_is_said_before_the_rewrite_uses_it(fresh_caches):
+    said = words(open_page(MEMORY).main)
+    where = said.index("rank-one change to W2: one column times one row (u ⊗ d)")
+    assert where < said.index("Editing methods such as ROME")
+
+
+def test_before_the_guess_no_word_or_figure_says_which_facts_the_edit_moves(fresh_caches):
+    """The question asks whether other facts change their answer: their count, the table
+    of changed answers, the edited fact's new answer and the change to W2 wait for it."""
+    query = {"facts": "countries → capitals", "fact": "france → paris", "new_obj": "rome"}
+    at = open_page(MEMORY, {**query, "apply_edit": "true", "mem_dff": "4"})
+    before = words(at.main)
+    for answer in ("Other facts whose answer changed", "now recalls", "share k·u of d"):
+        assert answer not in before, answer
+    assert "the rank-one change to W2" not in before
+    at.radio(key="guess_edit").set_value("none of them").run()
+    after = words(at.main)
+    assert "Other facts whose answer changed" in after and "the rank-one change to W2" in after

@@ -31,7 +31,7 @@ def test_nudging_a_token_changes_only_its_row(token):
 
 
 def test_shuffling_tokens_shuffles_outputs():
-    at = open_page(POSITION_WISE, {"perm": "7"})
+    at = open_page(POSITION_WISE, {"perm": "7", **ANSWERS[POSITION_WISE]})
     assert metric(at, "max |FFN(shuffled") == "0"
 
 
@@ -72,7 +72,7 @@ def test_the_one_by_one_run_agrees_in_words():
     """Token by token against one product: exactly, or within float64 rounding, said so."""
     import re
 
-    at = open_page(POSITION_WISE)
+    at = open_page(POSITION_WISE, ANSWERS[POSITION_WISE])
     text = " ".join(m.value for m in at.markdown)
     said = re.search(r"gives the same output, (exactly, to the last bit of float64|to within "
                      r"(\d\.\de-\d\d) \(float64 rounding\)), only slower", text)  # fmt: skip
@@ -88,3 +88,35 @@ def test_nothing_above_the_question_says_which_rows_move():
     at.radio(key="guess_rows_moved").set_value("every row").run()
     said = " ".join(m.value for m in at.markdown)
     assert "The FFN never looks at two tokens at once" in said
+
+
+def shown_words(at) -> str:
+    """Every word the page shows: headings, sentences, captions, notes, metrics and each
+    figure in numbers."""
+    parts = [e.value for e in [*at.title, *at.subheader, *at.markdown, *at.caption, *at.text]]
+    parts += [e.value for e in [*at.info, *at.warning, *at.success, *at.error]]
+    return "\n".join([*parts, *(f"{m.label} {m.value}" for m in at.metric)])
+
+
+@pytest.mark.parametrize("query", [{}, {"ptok": "3: sat", "nudge": "-2"}, {"act": "GELU"}])
+def test_before_the_guess_the_map_is_drawn_with_no_row_lit_and_nothing_says_which(query):
+    """The question asks which rows of the change map light up. Before a guess the map is
+    its grid alone (every cell the same grey, no value on hover or in its words), and no
+    metric, sentence or other section says that the tokens go through alone; the guess
+    lights the one row."""
+    at = open_page(POSITION_WISE, query)
+    (cells,) = traces(at, 0)
+    z = decode(cells["z"])
+    assert np.all(z == 0) and "%{z" not in cells["hovertemplate"]
+    assert len(at.get("plotly_chart")) == 2  # the map and the cost: nothing in between
+    assert not at.metric
+    words = shown_words(at)
+    for said in ("only its own row", "one row", "never looks at two tokens", "alone",
+                 "same output", "still its token's output", "shuffle the same way"):  # fmt: skip
+        assert said not in words, said
+    at.radio(key="guess_rows_moved").set_value("every row").run()
+    change = decode(traces(at, 0)[0]["z"])
+    t = at.selectbox(key="ptok").index
+    assert np.any(change[t] != 0) and np.all(np.delete(change, t, axis=0) == 0)
+    assert "never looks at two tokens at once" in shown_words(at)
+    assert len(at.get("plotly_chart")) == 3

@@ -33,7 +33,7 @@ def fresh_runs(minilm):
 
 
 def opened(query: dict | None = None):
-    """The page with sections 5 and 6 opened, as a learner who clicks both."""
+    """The page with sections 4 and 5 opened, as a learner who clicks both."""
     at = app_test(REAL_MODEL, query)
     at.session_state["rm_open_5"] = at.session_state["rm_open_6"] = True
     return at.run()
@@ -47,7 +47,7 @@ def button(at, label_start: str):
 def test_defaults_draw_every_figure_from_the_models_own_numbers(minilm):
     at = open_page(REAL_MODEL)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 5  # sections 5 and 6 wait to be opened
+    assert len(at.get("plotly_chart")) == 5  # sections 4 and 5 wait to be opened
     trace = minilm.run(rm.DEFAULT.text)
     cells = heatmap(at)
     assert cells["y"] == token_labels(trace.tokens, start=0)
@@ -134,7 +134,7 @@ def test_switching_off_one_neuron_everywhere(minilm):
     )
 
 
-def test_sections_5_and_6_run_only_once_opened():
+def test_sections_4_and_5_run_only_once_opened():
     closed = open_page(REAL_MODEL)
     assert "Keys fire on patterns" not in " ".join(m.value for m in closed.markdown)
     assert not [r for r in closed.radio if r.key == "guess_similar"]
@@ -302,6 +302,9 @@ def test_switching_off_the_helpers_is_predicted_then_measured(minilm):
     after = cosine(edited.embedding, other)
     estimate, moved = -scores[layer, helpers].sum(), after - before
     assert after < before  # the helpers did help: without them, less similar
+    said = words(at.main)  # before the guess: the estimate, never the real change
+    assert f"{moved:+.4f}" not in said and f"{after:.4f}" not in said
+    assert f"{estimate:+.4f}" not in said  # the estimate is the question's own, in its label
     question = at.radio(key="guess_similar")
     assert f"an estimated change of {estimate:+.4f}" in question.label
     if np.sign(estimate) != np.sign(moved):
@@ -323,3 +326,42 @@ def test_wordpiece_and_the_special_tokens_are_explained_where_first_shown():
     assert "(## marks a piece that continues a word)" in text
     assert "[CLS] at the start and [SEP] at the end of every input" in text
     assert "a first-order estimate of how much switching it off would change" in text
+
+
+def words(node) -> str:
+    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
+    text, captions, notes, metrics, the figures' words; not the questions' radios."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value}")
+        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(words(child))
+    return " ".join(s for s in said if s)
+
+
+def test_the_page_opens_on_how_much_fires_and_explains_after_it(minilm):
+    """The first figure is how much fires in each layer, the model's own numbers; above it
+    the heading and one sentence, the model's sizes and the toy's ReLU said under it."""
+    from ffn_ui.parts.real_model.tables import sparsity_shares
+
+    at = open_page(REAL_MODEL)
+    said = words(at.main)
+    first_figure = said.index("The figure in numbers: ")
+    assert "6 layers, d_model 384" in said[first_figure:]
+    assert "d_model 384" not in said[:first_figure]
+    trace = minilm.run(rm.DEFAULT.text)
+    shares = sparsity_shares(trace.ffn_act, np.maximum(open_toy_scores(), 0), 0.0)
+    for bar, (name, values) in zip(traces(at, 0), shares.items(), strict=True):
+        assert bar["name"] == name
+        np.testing.assert_allclose(decode(bar["y"]), values, atol=1e-6)
+
+
+def open_toy_scores() -> np.ndarray:
+    """The sidebar's default toy's scores x · W1 + b1, rebuilt from the core."""
+    from helpers import expected_default_model
+
+    x, weights = expected_default_model()
+    return x @ weights["W1"] + weights["b1"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from helpers import ANSWERS, SCALE, decode, open_page, shown_table, traces
 
-from ffn_core import MODEL_SHAPES, attention_flops, model_params, quadratic_crossover
+from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, model_params, quadratic_crossover
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -75,7 +75,7 @@ def test_the_text_says_which_norms_are_left_out_and_names_each_models_share():
     text = " ".join(c.value for c in at.caption)
     assert "leaves out the embeddings and the one norm outside the blocks" in text
     table = at.dataframe[0].value
-    for name, share in (("Llama-3-8B", "81 %"), ("Mixtral-8x7B", "97 %")):
+    for name, share in (("Llama-3-8B", "81 %"), ("Mixtral-8x7B", "97 %"), ("Llama-2-70B", "82 %")):
         assert f"{table.loc[name, 'FFN share of block']:.0%}".replace("%", " %") == share
         assert share in text
 
@@ -88,3 +88,95 @@ def test_your_models_heads_are_64_wide_where_d_model_allows(d_model, heads):
     at = open_page(SCALE, {"d_model": str(d_model), "guess_share": "about two thirds"})
     text = " ".join(c.value for c in at.caption)
     assert f"with {heads} head{'s' if heads > 1 else ''} of {d_model // heads} numbers" in text
+
+
+def words(node) -> str:
+    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
+    text, captions, notes, metrics, the figures' words; not the questions' radios."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value}")
+        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(words(child))
+    return " ".join(s for s in said if s)
+
+
+def test_before_the_guess_the_blocks_are_drawn_whole_and_nothing_gives_the_share():
+    """The question asks GPT-2 small's FFN share: the figure draws each block without its
+    split, and no table, ratio chart, caption ("8·d², twice attention's 4·d²") or figure's
+    words give it; after the guess the split is the core's, model by model."""
+    from ffn_ui.parts.cost_table import FIGURE_MODELS, SHAPES
+
+    at = open_page(SCALE)
+    (whole,) = traces(at, 0)  # one grey bar per model, no parts
+    assert list(whole["y"]) == [*FIGURE_MODELS, "your model"]
+    np.testing.assert_array_equal(decode(whole["x"]), 1.0)
+    assert not any(c.isdigit() for c in whole["hovertemplate"] + "".join(whole["text"]))
+    said = words(at.main)
+    for answer in ("two thirds", "66.6", "67 %", "67%", "0.666", "8·d²", "4·d²", "twice"):
+        assert answer not in said, answer
+    assert not at.dataframe and len(at.get("plotly_chart")) == 2  # the split, the FLOPs
+    at.radio(key="guess_share").set_value("about a third").run()
+    ffn, attention, norms = traces(at, 0)
+    assert [ffn["name"], attention["name"], norms["name"]] == [
+        "FFN",
+        "attention (Q, K, V, O)",
+        "norms",
+    ]
+    for i, name in enumerate(FIGURE_MODELS):
+        counts = model_params(SHAPES[name])
+        assert decode(ffn["x"])[i] == pytest.approx(counts["ffn"] / counts["block"], rel=1e-6)
+        assert decode(attention["x"])[i] == pytest.approx(counts["attention"] / counts["block"])
+    said = words(at.main)
+    assert "66.6%" in said and "8·d², twice attention's 4·d²" in said
+    assert len(at.get("plotly_chart")) == 3  # and the ratio's lines
+
+
+def test_llama_2_keeps_two_thirds_at_7b_and_13b_and_82_percent_at_70b():
+    """M2: the page's claim per size, each recount the published checkpoint's."""
+    from ffn_ui.parts.cost_table import SHAPES
+
+    shares = {}
+    for name in ("Llama-2-7B", "Llama-2-13B", "Llama-2-70B"):
+        counts = model_params(SHAPES[name])
+        assert counts["total"] == SHAPES[name].published_params
+        shares[name] = counts["ffn"] / counts["block"]
+    assert shares["Llama-2-7B"] == pytest.approx(2 / 3, abs=0.005)
+    assert shares["Llama-2-13B"] == pytest.approx(2 / 3, abs=0.005)
+    assert shares["Llama-2-70B"] == pytest.approx(0.82, abs=0.005)
+    seventy = SHAPES["Llama-2-70B"]
+    assert (seventy.d_ff, seventy.n_heads, seventy.n_kv_heads) == (28672, 64, 8)
+    at = open_page(SCALE, ANSWERS[SCALE])
+    said = " ".join(c.value for c in at.caption)
+    assert "GPT-2, BERT and Llama 2 7B and 13B keep two thirds" in said
+    assert "Llama 2 70B keeps 82 %" in said and "d_ff 28,672" in said
+    assert "GPT-2, BERT and Llama 2 keep two thirds" not in said  # the old, too broad claim
+    assert at.dataframe[0].value.loc["Llama-2-70B", "published"] == 68_976_648_192
+
+
+def test_the_norms_are_said_in_a_few_words_before_the_table_names_them():
+    at = open_page(SCALE, ANSWERS[SCALE])
+    said = words(at.main)
+    why = said.index("LayerNorm (GPT-2, BERT) shifts")
+    assert "RMSNorm (Llama) only divides by the numbers' root mean square" in said
+    assert why < said.index("GPT-2-style blocks with biases and LayerNorm")
+
+
+def test_before_the_swiglu_guess_no_table_or_word_gives_either_ffns_flops():
+    """Section 4 asks whether SwiGLU at 8/3 × d_model does more FLOPs than the plain FFN at
+    4 × d_model: both counts wait for the guess, then come from the core."""
+    from ffn_core.costs import swiglu_d_ff
+
+    at = open_page(SCALE, {"d_model": "4", **ANSWERS[SCALE]})
+    plain, gated = ffn_flops(1, 4, 16), ffn_flops(1, 4, swiglu_d_ff(4), "swiglu")
+    assert (plain, gated) == (256, 264)
+    assert not [d for d in at.dataframe if "FLOPs per token" in d.value.columns]
+    said = words(at.main)
+    assert f"= {plain:,}" not in said and f"= {gated:,}" not in said
+    at.radio(key="guess_swiglu_cost").set_value("about the same").run()
+    assert at.success[-1].value.startswith("Right:")
+    (table,) = [d.value for d in at.dataframe if "FLOPs per token" in d.value.columns]
+    assert list(table["FLOPs per token"]) == [plain, gated]

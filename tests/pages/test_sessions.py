@@ -25,8 +25,8 @@ pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def test_uploads_and_edits_stay_in_their_own_session():
-    alice = open_page(NEURONS, {"mask": "false"})
-    bob = open_page(NEURONS, {"mask": "false"})
+    alice = open_page(NEURONS, {"mask": "false", "guess_fire": "about half"})
+    bob = open_page(NEURONS, {"mask": "false", "guess_fire": "about half"})  # the grid's values
     apply_upload(alice.session_state, "a.npz", weights_to_npz(init_weights(4, 16, "normal", 99)))
     alice.run()
     carol = click(open_page(KEY_VALUE), "Lesson")  # hand-edited weights in a third session

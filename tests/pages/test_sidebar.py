@@ -36,6 +36,7 @@ def test_a_link_with_hand_edited_weights_reproduces_them():
         np.array([0.0, 0.5]),
     ]
     query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "mask": "false"}
+    query["guess_fire"] = "about half"  # the grid's values wait for a guess
     at = open_page(NEURONS, {**query, "w": encode_arrays(weights)})
     x, _ = expected_default_model(2, 3)
     np.testing.assert_allclose(

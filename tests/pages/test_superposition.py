@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import SUPERPOSITION, decode, open_page, traces
+from helpers import SUPERPOSITION, chart_traces, decode, open_page, traces
 
 import ffn_ui.parts.superposition as sp
 from ffn_core.superposition import (
     dimensions_per_feature,
     feature_dimensionality,
+    feature_norms,
     firing_by_feature,
     polysemantic,
 )
@@ -18,8 +19,61 @@ from ffn_core.superposition import (
 def test_defaults_ask_before_showing_the_five_features():
     at = open_page(SUPERPOSITION)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 2  # the bigger model and the neurons; two questions
+    # the plane without its arrows, the bigger model and the neurons; two questions
+    assert len(at.get("plotly_chart")) == 3
     assert "Make your guess above to see the answer." in [c.value for c in at.caption]
+
+
+def words(node) -> str:
+    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
+    text, captions, notes, metrics, the figures' words; not the questions' radios."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value}")
+        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(words(child))
+    return " ".join(s for s in said if s)
+
+
+@pytest.mark.parametrize("preset", ["Dense", "Sparse", "Very sparse"])
+def test_before_the_guess_the_plane_holds_no_arrow_and_no_word_says_how_many_are_kept(preset):
+    """The question asks how many of the five features the model keeps: the plane is drawn
+    with its circle and no arrow, no figure holds W, and no word gives a length or the
+    count; after the guess the arrows are the trained model's columns."""
+    at = open_page(SUPERPOSITION)
+    (button,) = [b for b in at.button if b.label == preset]
+    button.click().run()
+    sparsity, decay = at.session_state["sp_sparsity"], at.session_state["sp_decay"]
+    model = sp.five(sparsity, decay)
+    (circle,) = traces(at, 0)
+    assert circle["name"] == "length 1"
+    np.testing.assert_allclose(np.hypot(decode(circle["x"]), decode(circle["y"])), 1, atol=1e-6)
+    assert len(at.get("plotly_chart")) == 3  # no Wᵀ W yet
+    said = words(at.main)
+    assert "of 5 features" not in said and "the length ‖W_i‖" not in said
+    before_section_1 = said.split("1. The phase change")[0]
+    for length in feature_norms(model.W):
+        assert f"{length:.2f}" not in before_section_1
+    at.radio(key="guess_kept").set_value("3").run()
+    tips = traces(at, 0)
+    assert len(tips) == 5
+    for i, tip in enumerate(tips):
+        np.testing.assert_allclose([decode(tip["x"])[0], decode(tip["y"])[0]], model.W[:, i])
+    assert f"the model keeps {sp.kept(model)} of 5 features" in words(at.main)
+
+
+def test_before_the_phase_guess_no_grid_and_no_word_gives_where_sharing_starts():
+    at = open_page(SUPERPOSITION)
+    said = words(at.main)
+    assert "phase change is a sudden switch" in said  # the term, before its question
+    for answer in ("50 % zeros", "shared", "in 3", " of 36 cells"):
+        assert answer not in said, answer
+    assert not [t for chart in chart_traces(at) for t in chart if t.get("xgap") == 2]
+    at.radio(key="guess_phase").set_value("already at 50 % zeros").run()
+    assert "of 36 cells" in words(at.main)
 
 
 def test_a_guess_reveals_the_arrows_and_overlaps_of_the_trained_model():
@@ -32,6 +86,7 @@ def test_a_guess_reveals_the_arrows_and_overlaps_of_the_trained_model():
     )
     W = sp.toy(5, 2, 0.95, 1.0).W
     tips = traces(at, 0)
+    assert len(tips) == 5
     for i, tip in enumerate(tips):
         assert np.allclose([decode(tip["x"])[0], decode(tip["y"])[0]], W[:, i], atol=1e-6)
     (heatmap,) = traces(at, 1)
@@ -70,7 +125,7 @@ def test_every_preset_keeps_what_its_trained_model_keeps(label, kept):
 
 def test_the_dimensionality_bars_are_the_core_s():
     at = open_page(SUPERPOSITION, {"sp_n": "12", "sp_m": "3"})
-    (bars,) = traces(at, 0)
+    (bars,) = traces(at, 1)
     W = sp.toy(12, 3, 0.95, 1.0).W
     assert np.allclose(decode(bars["y"]), feature_dimensionality(W), atol=1e-6)
     per = dimensions_per_feature(W)
@@ -79,7 +134,7 @@ def test_the_dimensionality_bars_are_the_core_s():
 
 def test_the_polysemantic_neurons_are_marked_and_counted():
     at = open_page(SUPERPOSITION, {"sp_k": "3"})
-    (heatmap,) = traces(at, 1)
+    (heatmap,) = traces(at, 2)
     net = sp.neurons(12, 3, 0.95, 1.0)
     firing = firing_by_feature(net.W1, net.b1)
     assert np.allclose(decode(heatmap["z"]), firing, atol=1e-6)
@@ -101,7 +156,7 @@ def test_the_phase_grid_is_the_core_s_and_its_caption_counts_it():
     (verdict,) = [e.value for e in at.error if "Not this time" in e.value]
     assert "the answer is already at 50 % zeros" in verdict
     assert "sharing, from 50 % zeros on" in verdict and "only 25 % of the time" in verdict
-    (cells,) = traces(at, 0)
+    (cells,) = traces(at, 1)
     assert np.array_equal(decode(cells["z"]), grid)
     dense = grid[:, 0]  # feature 2 dropped while less important, alone once more important
     assert dense.tolist() == [0, 0, 0, 1, 1, 1]

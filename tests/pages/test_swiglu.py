@@ -89,7 +89,7 @@ def test_the_eight_thirds_button_sets_the_matched_width_and_says_why(d_model, d_
 
 def test_random_swiglu_weights_are_the_cores_and_the_page_runs_on_them():
     x, w = default_swiglu()
-    at = open_page(NEURONS, SWIGLU)
+    at = open_page(NEURONS, {**SWIGLU, "guess_fire": "about half"})  # the grid's reveal
     a = silu(x @ w["W_gate"]) * (x @ w["W_up"])  # (T, d_ff)
     np.testing.assert_allclose(decode(heatmap(at)["z"]), a, rtol=1e-6, atol=1e-7)
 
@@ -129,6 +129,7 @@ def test_uploaded_swiglu_weights_run_on_the_page():
     weights = init_weights(4, 6, "normal", 5, gated=True)
     at = AppTest.from_file("../../app.py", default_timeout=30)
     apply_upload(at.session_state, "w.npz", npz_bytes(**weights))
+    at.session_state["guess_fire"] = "about half"  # the grid's values wait for a guess
     at.switch_page(NEURONS).run()
     assert not at.exception and at.session_state["act"] == "SwiGLU"
     x = embed_words(WORDS, 4)
@@ -152,7 +153,8 @@ def test_neurons_shows_product_gate_and_up_and_counts_firing_by_size():
     at = answer(at, "guess_fire", "more than two thirds")
     assert f"{int(np.sum(np.abs(a) > 0))} of 96 fired" in said(at)  # all: never exactly 0
     assert "exactly 0 only where the gate or up is exactly 0" in said(at)
-    at = at.slider(key="thr").set_value(0.2).run()
+    at = at.slider(key="thr").set_value(0.2).run()  # a new count: the question asks again
+    at = answer(at, "guess_fire", "fewer than a third")
     counts = [int(v) for v in decode(chart_traces(at)[1][0]["y"])]
     assert counts == np.sum(np.abs(a) > 0.2, axis=1).tolist()
     for view, values in (("gate", gate), ("up", up)):
@@ -188,7 +190,7 @@ def test_key_value_writes_add_up_and_a_closed_gate_still_writes_a_little_the_oth
     assert f"n{k + 1}'s gate is {gate[k]:.3g}" in question.label
     assert f"its up score is {up[k]:.3g}" in question.label
     at = answer(at, "guess_kv_gate", "a little, against its up's sign")
-    assert f"Right: silu({gate[k]:.3g}) = {silu(gate[k]):.3g}" in said(at)
+    assert f"flipped: silu({gate[k]:.3g}) = {silu(gate[k]):.3g}" in said(at)
     assert np.sign(a[k]) == -np.sign(up[k])  # a closed gate flips up's sign
     # the writes chart: its blocks and the output it draws
     out = a @ w["W_down"]
@@ -205,7 +207,11 @@ def test_key_value_writes_add_up_and_a_closed_gate_still_writes_a_little_the_oth
 def test_collapse_asks_then_shows_the_bilinear_map_missing_its_best_matrix_as_the_square():
     x, w = default_swiglu()
     at = open_page(COLLAPSE, SWIGLU)
-    assert len(at.get("plotly_chart")) == 0  # the answer waits for the prediction
+    assert len([c for c in chart_traces(at) if not c]) == 1  # the first figure: no misses yet
+    assert not [t for c in chart_traces(at) for t in c if "miss" in t.get("name", "")]
+    assert "largest miss at 5 input sizes, from 0.25 to 4 times the tokens': held back" in (
+        " ".join(t.value for t in at.text)
+    )  # its words say so, and give no miss
     assert "polynomial" not in said(at)  # nor does section 2, which would give it away
     at = answer(at, "guess_bilinear", "no")
     assert "a polynomial of degree 2^L in x" in said(at)

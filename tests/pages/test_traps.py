@@ -16,6 +16,8 @@ from helpers import (
 )
 
 from ffn_core import ffn_forward_flat
+from ffn_ui.classroom.room import TEACHER
+from ffn_ui.parts.traps import small_case
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
@@ -56,9 +58,9 @@ def test_the_clamp_blocks_every_negative_update():
     out = relu(x @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
     (blocked,) = [m.value for m in at.metric if m.label.startswith("residual updates")]
     assert blocked == f"{int(np.sum(out < 0))} of {out.size}"
-    clamped = decode(traces(at, 1)[0]["z"])
+    clamped = decode(traces(at, 2)[0]["z"])  # after the stride figure and the correct update
     assert clamped.min() >= 0
-    np.testing.assert_allclose(decode(traces(at, 0)[0]["z"]), out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(decode(traces(at, 1)[0]["z"]), out, rtol=1e-5, atol=1e-6)
 
 
 def test_the_reference_code_shown_runs_and_matches_the_core():
@@ -121,3 +123,67 @@ def test_the_clamp_question_is_asked_before_the_page_gives_its_answer():
     assert "x + FFN(x)" in said and "stops every push down at zero" not in said
     at.radio(key="guess_clamp").set_value("no").run()
     assert "stops every push down at zero" in " ".join(m.value for m in at.markdown)
+
+
+def stride_figure(at) -> dict[str, tuple[list, list]]:
+    """The first figure's rows: {row name: (the list indices it colours, their numbers)}."""
+    (grid,) = traces(at, 0)
+    z, columns = decode(grid["z"]), grid["x"]
+    return {
+        row: ([int(columns[k]) for k in np.flatnonzero(np.isfinite(z[r]))],
+              [t for t in grid["text"][r] if t])
+        for r, row in enumerate(grid["y"])
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(("D", "H"), [(3, 5), (5, 3), (4, 4)])
+def test_the_first_figure_shows_the_right_reads_and_holds_back_the_one_stride_reads(D, H):
+    """Before the guess: each y[i] reads entries i·H … i·H + H − 1 of W2's list (the numbers
+    read back from the case), the one-stride rows are blank and the figure's words stop at
+    "held back"; the outputs and any IndexError wait too. After it: the mistake's reads
+    from i·D, past the list's end marked ✗ when H < D."""
+    at = open_page(TRAPS, {"D": str(D), "H": str(H)})
+    W2 = small_case(D, H)["W2"]
+    rows = stride_figure(at)
+    for i in range(D):
+        right = list(range(i * H, i * H + H))
+        assert rows[f"y{i + 1}, stride H = {H}"] == (
+            right,
+            [f"{W2[k]:g}".replace("-", "−") for k in right],
+        )
+        assert rows[f"y{i + 1}, one stride D = {D}"] == ([], [])
+    words = " ".join(t.value for t in at.text)
+    assert f"With one stride D = {D}: held back until the answer." in words
+    assert not at.success and not at.error and "IndexError" not in words
+    assert [c.value for c in at.code if not c.value.startswith("x = ")] == []
+    at.radio(key="guess_stride").set_value("the same answer").run()
+    rows = stride_figure(at)
+    for i in range(D):
+        read = list(range(i * D, i * D + H))
+        numbers = [f"{W2[k]:g}".replace("-", "−") if k < D * H else "✗" for k in read]
+        assert rows[f"y{i + 1}, one stride D = {D}"] == (read, numbers)
+    assert ("IndexError" in " ".join(t.value for t in at.text)) == (H < D)
+
+
+def test_the_page_opens_on_its_figure_and_claims_nothing_unsourced():
+    at = open_page(TRAPS)
+    lede = at.markdown[0].value
+    assert "catch almost everyone" not in lede
+    assert "a test can miss" in lede and "d_model" not in lede  # when, the questions ask
+    assert len(lede.split()) <= 30
+    assert at.get("plotly_chart")  # the figure, before any guess
+
+
+def test_a_follower_in_a_class_sees_the_teachers_shapes_and_question_and_no_presets():
+    """A class asks one question: a following student's page draws the teacher's figure
+    and question (the class view), with no D, H or preset of its own to change them."""
+    teacher = open_page(TRAPS, {"D": "3", "H": "5"})
+    (start,) = [b for b in teacher.sidebar.button if b.label == "Start a class"]
+    start.click().run()
+    code = teacher.session_state[TEACHER][0]
+    student = open_page(None, {"room": code})
+    assert not student.exception
+    asked = [r.label for r in teacher.radio if r.key.startswith("guess")]
+    assert [r.label for r in student.radio] == asked
+    assert "With D = 3 and H = 5" in student.radio[0].label
+    assert not student.number_input and not [b for b in student.button if b.label == "square"]

@@ -17,14 +17,11 @@ def test_the_real_models_layer_slider_reruns_only_the_sections_about_one_layer(s
     assert first.exceptions == [] and moved.exceptions == []
     assert first.widgets["d_model"][1] == "" and layer[1] != ""  # sidebar outside, layer in
     numbered = [h for h in first.headings if h[:1].isdigit()]
-    assert numbered[:2] == [
-        "1. How much fires, layer by layer: GELU here, ReLU in the toy",
-        "2. Who fires in layer 3",
-    ]
-    # the rerun sends sections 2 to 6 again, at the new layer, and nothing above them
-    assert moved.headings[0] == "2. Who fires in layer 4"
-    assert [h[:2] for h in moved.headings] == ["2.", "3.", "4.", "5.", "6."]
-    assert len(moved.charts) == len(first.charts) - 1  # all but section 1's
+    assert numbered[0] == "1. Who fires in layer 3"  # the figure at the top has no number
+    # the rerun sends sections 1 to 5 again, at the new layer, and nothing above them
+    assert moved.headings[0] == "1. Who fires in layer 4"
+    assert [h[:2] for h in moved.headings] == ["1.", "2.", "3.", "4.", "5."]
+    assert len(moved.charts) == len(first.charts) - 1  # all but the figure at the top
     for key in ("d_model", "presenter", "rm_text", "rm_thr"):
         assert key not in moved.widgets
     assert {"rm_layer", "rm_neuron", "rm_other", "rm_k"} <= set(moved.widgets)

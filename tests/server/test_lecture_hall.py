@@ -59,7 +59,7 @@ def test_nginx_spreads_new_browsers_and_keeps_each_on_its_replica(hall):
 def test_websockets_pass_through_nginx(hall):
     with Participant(hall.port) as visitor:
         assert visitor.shown.charts and not visitor.shown.exceptions
-        assert "The smallest example, live" in visitor.shown.headings
+        assert "FFN Explorer" in visitor.shown.headings
 
 
 def scores(participant: Participant) -> str:

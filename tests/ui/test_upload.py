@@ -45,12 +45,13 @@ def test_a_bad_upload_leaves_the_weights_untouched_and_says_why(case):
 
 
 def test_a_good_upload_switches_the_model_to_it():
-    at = open_page(NEURONS, {"mask": "false"})
+    at = open_page(NEURONS, {"mask": "false", "guess_fire": "about half"})  # values shown
     apply_upload(at.session_state, "mine.npz", weights_to_npz(GOOD))
     at.run()
     assert not at.exception
     assert "Loaded `mine.npz`: d_model 3, d_ff 7." in [s.value for s in at.success]
     assert at.sidebar.selectbox(key="init").value == "uploaded"
+    at.radio(key="guess_fire").set_value("about half").run()  # a new model asks again
     x = embed_words(["the", "cat", "sat", "on", "the", "mat"], 3)
     np.testing.assert_allclose(
         decode(heatmap(at)["z"]), relu(x @ GOOD["W1"] + GOOD["b1"]), rtol=1e-6, atol=1e-6

@@ -148,8 +148,8 @@ GATE_QUESTION = Question(
     "guess_gate",
     ("a lot, positive", "about nothing", "a lot, negative"),
     answer="about nothing",
-    why="silu(−6) is −0.015, so h = −0.015 × 5 ≈ −0.07: a nearly shut gate lets almost "
-    "nothing of up through.",
+    why="its gate gives silu(−6) = −0.015, so h = −0.015 × 5 ≈ −0.07: a nearly shut gate "
+    "lets almost nothing of up through.",
 )
 
 
@@ -163,7 +163,7 @@ def causal_setup(n: int) -> str:
 
 @st.fragment
 def who_fires(text: str, presenter: bool) -> None:
-    """Section 2: one block's h for every token, then every neuron of one token as a
+    """Section 1: one block's h for every token, then every neuron of one token as a
     (gate, up) point. A fragment, so moving its block slider reruns only this section."""
     trace = lm.run(text)
     tokens = token_labels([lm.token_label(int(i)) for i in trace.token_ids], start=0)
@@ -171,7 +171,7 @@ def who_fires(text: str, presenter: bool) -> None:
     neurons = labels("n", d_ff)
     heading = st.empty()  # above the slider, naming the block the slider picks
     layer = bound_slider("block", "lm_layer", 1, len(trace.ffn_act), lm.DEFAULT.layer, 1) - 1
-    heading.subheader(f"2. Who fires in block {layer + 1}'s gated FFN")
+    heading.subheader(f"1. Who fires in block {layer + 1}'s gated FFN")
     h = trace.ffn_act[layer]  # (T, d_ff)
     order = np.argsort(-np.abs(h).max(axis=0))[:40]
     t, j = np.unravel_index(np.argmax(np.abs(h)), h.shape)
@@ -199,7 +199,7 @@ def who_fires(text: str, presenter: bool) -> None:
 
 @st.fragment
 def toy_facts(text: str) -> None:
-    """Section 6: the toy pages' three facts, measured on a block of the learner's choice
+    """Section 5: the toy pages' three facts, measured on a block of the learner's choice
     at the last token. A fragment with its own block slider."""
     model, trace = lm.smollm(), lm.run(text)
     layer = bound_slider("block to check", "lm_check_block", 1, len(trace.ffn_act), 1, 1) - 1

@@ -1,8 +1,8 @@
-"""The Real model page's sections 2 to 6, which all look at one layer, as one fragment.
+"""The Real model page's sections 1 to 5, which all look at one layer, as one fragment.
 
 Moving the layer slider, or any control below it, reruns these sections alone: not the
-sidebar, the sentence or section 1. With a class on the page that is most of a rerun's
-cost (benchmarks/RESULTS.md, Real model). A session keeps a fragment's arguments between
+sidebar, the sentence or the figure at the top. With a class on the page that is most of a
+rerun's cost (benchmarks/RESULTS.md, Real model). A session keeps a fragment's arguments between
 its reruns, so they are the sentence and two settings; the traces come from the shared
 cache.
 """
@@ -40,21 +40,21 @@ def one_layer(text: str, threshold: float, presenter: bool) -> None:
         rm.DEFAULT.layer,
         1,
         width=320,
-        help="Sections 2 to 6 all look at this layer; moving it reruns only them.",
+        help="Sections 1 to 5 all look at this layer; moving it reruns only them.",
     )
     layer -= 1
     who_fires(text, trace, tokens, neurons, (layer, threshold), presenter)
     neuron, examples = one_neuron(trace, tokens, neurons, layer, presenter)
 
-    st.subheader("4. Switch neurons off, and watch the sentence embedding move")
+    st.subheader("3. Switch neurons off, and watch the sentence embedding move")
     left, right = st.columns([3, 1])
     typed = bound_text("compare with", "rm_other", rm.DEFAULT.other, rm.MAX_CHARS, left)
     other = rm.fit(whole_words(typed, rm.MAX_CHARS, left))
     token = pick_token(tokens, key="rm_tok", container=right, default=2, gone="in this sentence")
     sections.switch_off_section(text, other, layer, neuron, token, presenter)
 
-    # Sections 5 and 6 run only once opened: a closed expander's code is skipped.
-    st.subheader("5. Which neurons matter for the similarity of the two sentences")
+    # Sections 4 and 5 run only once opened: a closed expander's code is skipped.
+    st.subheader("4. Which neurons matter for the similarity of the two sentences")
     scores = st.expander(
         "Show each neuron's score, then predict", key="rm_open_5", on_change="rerun"
     )
@@ -62,7 +62,7 @@ def one_layer(text: str, threshold: float, presenter: bool) -> None:
         with scores:
             sections.similarity_section(text, other, layer, presenter)
 
-    st.subheader("6. The toy pages' three facts, checked on this model")
+    st.subheader("5. The toy pages' three facts, checked on this model")
     label = "Check them at this layer, neuron and token"
     facts = st.expander(label, key="rm_open_6", on_change="rerun")
     if facts.open:
@@ -72,10 +72,10 @@ def one_layer(text: str, threshold: float, presenter: bool) -> None:
 
 
 def who_fires(text: str, trace: Trace, tokens, neurons, at: tuple[int, float], presenter: bool):
-    """Section 2: the layer's heatmap of activations, token by neuron, and its download."""
+    """Section 1: the layer's heatmap of activations, token by neuron, and its download."""
     layer, threshold = at
     h_pre, h = trace.ffn_pre[layer], trace.ffn_act[layer]  # (T, d_ff) each
-    st.subheader(f"2. Who fires in layer {layer + 1}")
+    st.subheader(f"1. Who fires in layer {layer + 1}")
     view, keep, mask = sections.heatmap_controls(presenter)
     fired = firing_mask(h, threshold)  # (T, d_ff)
     shown, shown_fired, shown_labels, note = figures.most_active_columns(
@@ -107,10 +107,10 @@ def who_fires(text: str, trace: Trace, tokens, neurons, at: tuple[int, float], p
 
 
 def one_neuron(trace: Trace, tokens, neurons, layer: int, presenter: bool) -> tuple[int, list]:
-    """Section 3: one neuron's activation per token, what its value vector points towards,
+    """Section 2: one neuron's activation per token, what its value vector points towards,
     and where it fires hardest in the corpus. Returns the neuron and those examples."""
     h = trace.ffn_act[layer]  # (T, d_ff)
-    st.subheader("3. One neuron, up close")
+    st.subheader("2. One neuron, up close")
     left, right = st.columns([2, 1])
     neuron = bound_number("neuron", "rm_neuron", 1, len(neurons), rm.DEFAULT.neuron, left) - 1
     words_only = h[1:-1] if len(h) > 2 else h  # [CLS] and [SEP] fire on nearly everything

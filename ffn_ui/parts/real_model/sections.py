@@ -43,7 +43,7 @@ def heatmap_controls(presenter: bool) -> tuple[str, int, bool]:
 def switch_off_section(
     text: str, other_text: str, layer: int, neuron: int, token: int, presenter: bool
 ) -> None:
-    """Section 4's switches and what they do; its controls rerun only this section.
+    """Section 3's switches and what they do; its controls rerun only this section.
 
     A session keeps a fragment's arguments between its reruns, so they are the sentences
     and choices only: the traces come from the shared cache, and a session never pins one.
@@ -90,7 +90,7 @@ def switch_off_section(
 
 
 def similarity_section(text: str, other: str, layer: int, presenter: bool) -> None:
-    """Section 5: each neuron's activation × gradient for the two sentences' similarity,
+    """Section 4: each neuron's activation × gradient for the two sentences' similarity,
     then a prediction about switching the ten most helpful off."""
     neurons = labels("n", rm.run(text).ffn_act.shape[-1])
     before, other_trace = rm.similarity(text, other), rm.run(other)
@@ -146,7 +146,7 @@ def three_facts(
     examples: list,
     presenter: bool,
 ) -> None:
-    """Section 6: keys fire on patterns, the output is a sum of values, and the FFN is
+    """Section 5: keys fire on patterns, the output is a sum of values, and the FFN is
     position-wise, each checked on the model at (layer, neuron, token)."""
     layer, neuron, token = where
     tokens, neurons = token_labels(trace.tokens, start=0), labels("n", minilm.d_ff)
