@@ -76,6 +76,9 @@ def writes_in_words(parts, out, neuron_labels, coord_labels, b2=None) -> str:
             coords.append(f"{name} = {number(out[c])} (no neuron writes)")
             continue
         k = int(np.argmax(np.abs(parts[:, c])))
+        if parts[k, c] == 0:  # every write is 0 here: no neuron writes the most
+            coords.append(f"{name} = {number(out[c])} (no neuron writes to it)")
+            continue
         largest = f"{neuron_labels[k]} writes the most, {number(parts[k, c])}"
         coords.append(f"{name} = {number(out[c])} ({largest})")
     text = f"The output, the sum of the parts written into it: {listed(coords)}."

@@ -129,3 +129,14 @@ def test_no_neuron_writing_and_values_past_float32_still_read():
     assert "o1 = 0 (no neuron writes), o2 = 0 (no neuron writes)" in words
     big = describe(figures.bars(["a", "b"], [1e308, -np.inf], "", "v"))
     assert big == "Bars: a (inf), b (−inf)."  # float32 on the page: 1e308 is inf there too
+
+
+def test_a_coordinate_no_neuron_writes_to_is_said_so():
+    """Home's lesson example once read "out₁ = 0 (neuron 1 writes the most, 0)", where
+    neither neuron writes anything."""
+    from ffn_ui.figures.writes import writes_in_words
+
+    parts = np.array([[0.0, 0.0], [0.0, 2.0]])  # neuron 2 writes 2 into out₂ alone
+    words = writes_in_words(parts, parts.sum(axis=0), ["neuron 1", "neuron 2"], ["out₁", "out₂"])
+    assert "out₁ = 0 (no neuron writes to it)" in words
+    assert "out₂ = 2 (neuron 2 writes the most, 2)" in words
