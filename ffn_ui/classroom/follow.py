@@ -270,10 +270,8 @@ def watch(code: str, following: bool) -> None:
     where = look.view.get("page") or "Home"
     if following and state.get(VIEWING):
         st.info(
-            f"You are following the teacher in class {literal(code)}, on {where}: {VIEWED}, "
-            "and they keep the controls. To explore this page yourself, untick “Follow the "
-            "teacher” in the sidebar (when it is closed, » at the top left opens it); tick it "
-            "again to catch up.",
+            f"Following the teacher in class {literal(code)}, on {where}: {VIEWED}. "
+            "Untick “Follow the teacher” to explore alone.",
             icon=":material/cast:",
         )
     elif following:

@@ -162,14 +162,15 @@ def class_line(code: str, presenter: bool) -> None:
     state[STUDENTS], state[REVEALED] = seen.students, seen.revealed
     site, warning = join_site()
     link = f"{site}/?{ROOM}={code}"
-    line, toggle = st.columns([5, 4] if presenter else [5, 2], vertical_alignment="center")
-    where = "" if presenter else f" · join at {literal(urlsplit(link).netloc)} with the code"
+    line, toggle = st.columns([4, 1] if presenter else [5, 2], vertical_alignment="center")
+    where = f" · join at {literal(urlsplit(link).netloc)}"
     # The code in large type, to read aloud: it is of CODE_ALPHABET alone, so safe as HTML.
     text = f"Class {big_code(code)} · {students_text(seen.students, seen.following)}{where}."
-    line.markdown(text + note, unsafe_allow_html=True)  # beside the lede's row
-    if warning:
+    line.markdown(text + note, unsafe_allow_html=True)  # one line, under the lede
+    shown = toggle.toggle("QR code", key=QR)  # the join link, to scan
+    if warning and (shown or not presenter):  # the teacher's to read, not the room's
         st.caption(warning)
-    if toggle.toggle("Show the QR code", key=QR):
+    if shown:
         left, right = st.columns([1, 1] if presenter else [1, 2])
         qr = segno.make(link, error="m").svg_inline(scale=10)
         left.image(qr, width=320 if presenter else 200)  # big enough to scan across a room

@@ -65,21 +65,22 @@ def class_round(question, qid: str, guess: str, not_sure: str, container) -> boo
         asked(store().ask, code, state[TEACHER][1], qid, tuple(question.options))
         settled = question.resolved() if revealed else (None, None)
         recording.question(question.key, qid, question.text, question.options, *settled)
-        with recording.paused(), st.container() if container is st else container:
+        key = f"class_tally_{hashlib.sha256(qid.encode()).hexdigest()[:12]}"
+        place = st.container(key=key) if container is st else container
+        with recording.paused(), place:  # the class's count: not the page's words
             tally(code, qid, settled[0])
     elif not revealed:
         send(code, qid, None if guess == not_sure else guess)
     if not revealed:
         if teacher:
             return False  # the count of answers and "Reveal to the class" say it
-        if guess == not_sure:
-            text = "Make your guess above. The teacher reveals the answer to the whole class."
-        else:
-            text = (
-                f"Your answer is in: {literal(guess)}. The teacher reveals the answer to the "
-                "whole class; until then you may change it."
-            )
-        container.info(text)
+        if guess == not_sure:  # one small line: the figure below needs the room
+            container.caption("Make your guess above. The teacher reveals the answer to everyone.")
+            return False
+        container.info(
+            f"Your answer is in: {literal(guess)}. The teacher reveals the answer to the "
+            "whole class; until then you may change it."
+        )
         return False
     answer, why = settled if teacher else question.resolved()
     said = state.get(VOTED, {}).get(f"{code}/{qid}")
@@ -145,8 +146,8 @@ def answered_text(answered: int, students: int) -> str:
             f"{answered} answers, more than the {students} students on the class's pages "
             "now: some may come from pages that closed, or from one person in several tabs"
         )
-    waiting = students - answered
-    return f"{answered} of {students} students answered, {waiting} not yet"
+    waiting, plural = students - answered, "s" if students != 1 else ""
+    return f"{answered} of {students} student{plural} answered, {waiting} not yet"
 
 
 @st.fragment(run_every=TALLY_SECONDS)

@@ -30,7 +30,7 @@ PAGE_CSS = """
 [data-testid="stText"] { font-size: 0.875rem; }
 [data-testid="stMain"] [data-testid="stPageLink-NavLink"] span { white-space: normal; }
 @media (max-width: 600px) { .js-plotly-plot .modebar-container { display: none; } }
-.ffn-code { font-family: monospace; font-size: 1.5em; font-weight: 700; letter-spacing: 0.08em; }
+.ffn-code { font-family: monospace; font-size: 1.4em; font-weight: 700; white-space: nowrap; }
 """
 # A projector: larger text, and the first figure on the first screen (less padding).
 PRESENTER_CSS = """
@@ -84,12 +84,8 @@ def page_frame(title: str, heading: str, lede: str) -> bool:
     presenter = display_toggles(sidebar)
     st.title(heading)
     recording.heading(heading)
-    if presenter:  # the class's line shares the sentence's row: the figure keeps the screen
-        about, class_line = st.columns([3, 2], vertical_alignment="center")
-        about.markdown(lede)
-    else:
-        st.markdown(lede)
-        class_line = st.container()
+    st.markdown(lede)
+    class_line = st.container(key="class_line")  # a class's one line, under the sentence
     show_upload_result()
     presets(sidebar, presenter)
     with recording.paused():  # the class's own line and notes: not the page's words

@@ -295,7 +295,9 @@ FIRST_FIGURE = """() => {
     const figure = main.querySelector('.js-plotly-plot');
     if (!figure) return null;
     const box = figure.getBoundingClientRect();
-    const control = '[data-testid="stWidgetLabel"], [role="radiogroup"], label, button, summary';
+    // a control's own words, and a class's line and count (the class's, not the page's)
+    const control = '[data-testid="stWidgetLabel"], [role="radiogroup"], label, button, '
+        + 'summary, .st-key-class_line, [class*="st-key-class_tally_"]';
     const prose = [...main.querySelectorAll('h1, h2, h3, [data-testid="stMarkdownContainer"]')]
         .filter(el => !el.closest(control) && !el.parentElement.closest('h1, h2, h3'))
         .filter(el => el.offsetParent !== null && el.getBoundingClientRect().bottom <= box.top);
@@ -357,7 +359,7 @@ def go_to(page, reruns, label: str) -> None:
     reruns.wait_for_more_than(before, page)
 
 
-CLASS_LINE = re.compile(r"Class ([0-9a-z]{5}-[0-9a-z]{5}-[0-9a-z]{5}) .* join at (\S+) with")
+CLASS_LINE = re.compile(r"Class ([0-9a-z]{5}-[0-9a-z]{5}-[0-9a-z]{5}) .* join at (\S+)")
 
 
 def start_class(page) -> tuple[str, str]:

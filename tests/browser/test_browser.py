@@ -131,16 +131,17 @@ def test_every_page_loads_cold_by_its_own_link_then_takes_a_random_walk(
 
 def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
     page, reruns = open_page(browser, server.url, CHART_COUNTS["home"])
-    slider = nudge_slider(page, reruns, "x₁")  # 1.0 -> 1.5
+    slider = nudge_slider(page, reruns, "token x₁")  # 1.0 -> 1.25, a quarter a step
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["home"])
-    assert slider.get_attribute("aria-valuetext") == "1.50"
+    assert slider.get_attribute("aria-valuetext") == "1.25"
     # relu(x1 + x2), relu(x1 - x2), the diamonds of the second chart
-    assert settled_chart_y(page, 1, "scatter", [0.5, 2.5]) == [0.5, 2.5]
-    assert "x1=1.5" in page.url
+    assert settled_chart_y(page, 1, "scatter", [0.25, 2.25]) == [0.25, 2.25]
+    assert "x1=1.25" in page.url
 
     fresh, _ = open_page(browser, page.url, CHART_COUNTS["home"])
-    assert fresh.get_by_role("slider", name="x₁").get_attribute("aria-valuetext") == "1.50"
-    assert chart_y(fresh, 1, "scatter") == [0.5, 2.5]
+    token = fresh.get_by_role("slider", name="token x₁")
+    assert token.get_attribute("aria-valuetext") == "1.25"
+    assert chart_y(fresh, 1, "scatter") == [0.25, 2.25]
     page.close()
     fresh.close()
 
@@ -438,7 +439,7 @@ def test_a_keyboard_user_joins_a_class_in_a_few_tabs(server, browser):
     tabs_until(student, "class code", skip=False)  # the sidebar's class section
     student.keyboard.type(code)
     student.keyboard.press("Enter")
-    expect(student.get_by_text(f"You are following the teacher in class {code}")).to_be_visible(
+    expect(student.get_by_text(f"Following the teacher in class {code}")).to_be_visible(
         timeout=EXPECT_TIMEOUT
     )
     no_exception(student)

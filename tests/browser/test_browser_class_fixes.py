@@ -36,7 +36,7 @@ def test_a_teacher_at_localhost_is_told_the_address_students_can_open(server, br
     expect(warning).to_be_visible(timeout=EXPECT_TIMEOUT)
     said = warning.inner_text()
     assert "127.0.0.1" in said and "network address" in said
-    teacher.get_by_text("Show the QR code").click()
+    teacher.get_by_text("QR code", exact=True).click()
     link = teacher.get_by_text("/?room=").first
     expect(link).to_be_visible(timeout=EXPECT_TIMEOUT)
     assert "127.0.0.1" not in link.inner_text()
@@ -55,7 +55,7 @@ def test_a_follower_s_new_page_starts_at_its_top_and_one_tick_follows_again(serv
     go_to(teacher, teacher_runs, "Neurons")
     expect(student.locator(TITLE).first).to_have_text(title(teacher), timeout=EXPECT_TIMEOUT)
     assert settled(student, lambda: student.evaluate(MAIN_SCROLL), 0) == 0  # at its top
-    expect(student.get_by_text("You are following the teacher")).to_be_in_viewport()
+    expect(student.get_by_text("Following the teacher in class")).to_be_in_viewport()
 
     open_sidebar(student)
     follow = student.get_by_text("Follow the teacher", exact=True)
@@ -84,7 +84,7 @@ def test_a_student_s_page_says_what_the_teacher_s_page_says(server, browser):
     teacher, _ = open_page(browser, server.url, CHART_COUNTS["home"])
     _, link = start_class(teacher)
     student, _ = open_page(browser, link, None, viewport=PROJECTOR, own=True)
-    expect(student.get_by_text("You are following the teacher")).to_be_visible(
+    expect(student.get_by_text("Following the teacher in class")).to_be_visible(
         timeout=EXPECT_TIMEOUT
     )
     for heading in ("Start here",):

@@ -193,16 +193,16 @@ def vote_on_home(teacher, reruns, students) -> None:
 def step_away_and_end(teacher, reruns, students, code: str) -> None:
     """A student who unticks "Follow the teacher" stays; ending the class ends it for all."""
     alone = students[1]
-    alone.get_by_text("Follow the teacher").click()
+    alone.get_by_text("Follow the teacher", exact=True).click()
     expect(alone.get_by_text("You are exploring alone")).to_be_visible(timeout=FOLLOW_MS)
     stayed = title(alone)
     act(teacher, reruns, students[:1], menu_link(teacher, "Home").click)
     alone.wait_for_timeout(2_000)  # two of its polls
     assert title(alone) == stayed
-    alone.get_by_text("Follow the teacher").click()
+    alone.get_by_text("Follow the teacher", exact=True).click()
     expect(alone.locator(TITLE).first).to_have_text(title(teacher), timeout=FOLLOW_MS)
 
-    act(teacher, reruns, [], teacher.get_by_text("Show the QR code").click)
+    act(teacher, reruns, [], teacher.get_by_text("QR code", exact=True).click)
     expect(teacher.locator('[data-testid="stImage"]')).to_have_count(1, timeout=FOLLOW_MS)
     act(teacher, reruns, [], teacher.get_by_role("button", name="End the class").click)
     expect(teacher.get_by_role("button", name="Start a class")).to_be_visible(timeout=FOLLOW_MS)

@@ -51,11 +51,11 @@ def test_a_class_through_nginx_follows_across_both_processes(hall, browser):
             "Neurons", timeout=EXPECT_TIMEOUT
         )
         student.get_by_text(FIGURES_IN_NUMBERS).click()  # the class view's words
-        expect(student.get_by_text("by 16 columns (hidden neuron)")).to_be_visible()
+        expect(student.get_by_text("6 tokens by 16 neurons")).to_be_visible()
     d_ff(teacher).fill("24")
     d_ff(teacher).press("Enter")
-    for student in students:  # the teacher's heatmap, at the teacher's d_ff
-        expect(student.get_by_text("by 24 columns (hidden neuron)")).to_be_visible(timeout=10_000)
+    for student in students:  # the teacher's grid, at the teacher's d_ff
+        expect(student.get_by_text("6 tokens by 24 neurons")).to_be_visible(timeout=10_000)
     students[0].get_by_text("about half", exact=True).click()  # Neurons asks how many fire
     expect(teacher.get_by_text("The class's answers: 1 of 2 students answered")).to_be_visible(
         timeout=10_000

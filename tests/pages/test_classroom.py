@@ -56,7 +56,7 @@ def test_starting_a_class_shows_one_line_and_the_qr_code_on_request():
     line = class_line(teacher)
     site = f"{network_address()}:8501"  # AppTest's browser is at localhost: this machine only
     big = f'<span class="ffn-code">{code}</span>'  # the code in large type, to read aloud
-    assert line == f"Class {big} · no students yet · join at `{site}` with the code."
+    assert line == f"Class {big} · no students yet · join at `{site}`."
     (warning,) = [c.value for c in teacher.caption if "only this computer reaches" in c.value]
     assert "`localhost:8501`" in warning and f"`{site}`" in warning
     assert not teacher.get("image")  # the line alone, so a projector keeps the page
@@ -72,7 +72,7 @@ def test_starting_a_class_shows_one_line_and_the_qr_code_on_request():
 def test_a_public_address_set_for_the_app_is_the_join_link(monkeypatch):
     monkeypatch.setenv("FFN_PUBLIC_URL", "https://ffn.example.org/")
     teacher, code, _ = start_class()
-    assert class_line(teacher).endswith("join at `ffn.example.org` with the code.")
+    assert class_line(teacher).endswith("join at `ffn.example.org`.")
     assert not [c for c in teacher.caption if "only this computer reaches" in c.value]
     teacher.toggle(key="class_qr").set_value(True).run()
     assert any(f"`https://ffn.example.org/?room={code}`" in m.value for m in teacher.markdown)
@@ -97,7 +97,7 @@ def test_a_student_who_follows_gets_the_teachers_page_and_settings():
     set_d_ff(teacher, 32)
     student.run()  # what the student's polling fragment does when it sees update 3
     assert student.session_state["d_ff"] == 32
-    assert any(f"following the teacher in class `{code}`" in i.value for i in student.info)
+    assert any(f"Following the teacher in class `{code}`" in i.value for i in student.info)
 
 
 @pytest.mark.parametrize("spelling", ["upper", "spaces", "bare"])
@@ -321,7 +321,7 @@ def test_a_students_answer_is_in_without_a_verdict_until_the_teacher_reveals():
     assert not any(v in text for v in VERDICTS)
     assert not settled(student)  # nothing that settles it is drawn
     teacher.run()
-    assert answers_line(teacher) == "**The class's answers:** 1 of 1 students answered, 0 not yet."
+    assert answers_line(teacher) == "**The class's answers:** 1 of 1 student answered, 0 not yet."
     assert not any(v in notes(teacher) for v in ("Right", "Revealed to the class"))
     assert not settled(teacher)
 
@@ -388,11 +388,11 @@ def test_a_changed_setting_starts_a_new_count():
     student = open_page(None, {"room": code})
     student.radio(key="guess_fire").set_value("fewer than a third").run()
     teacher.run()
-    assert "1 of 1 students answered" in answers_line(teacher)
+    assert "1 of 1 student answered" in answers_line(teacher)
     set_d_ff(teacher, 24)  # the question is about this model: a new one, a new count
     student.run()
     teacher.run()
-    assert "0 of 1 students answered" in answers_line(teacher)
+    assert "0 of 1 student answered" in answers_line(teacher)
 
 
 def test_outside_a_class_a_guess_shows_its_verdict_at_once():
@@ -470,7 +470,7 @@ def test_a_student_who_joins_the_teachers_next_class_follows_and_votes_in_it():
         student.session_state["guess_fire"] == "fewer than a third"
     )  # the same question and answer
     teacher.run()
-    assert "1 of 1 students answered" in answers_line(teacher)
+    assert "1 of 1 student answered" in answers_line(teacher)
 
 
 def fill(redis) -> None:

@@ -527,18 +527,18 @@ def test_an_answer_to_an_earlier_question_is_never_cast_as_a_vote(app):
     (question,) = [c for c in questions(student.shown) if c.key == "guess_kv"]
     lesson.check([student.use(question, question.options[1])], "student")
     (reveal,) = [c for c in teacher.shown.controls if c.key.startswith("reveal_guess_kv")]
-    lesson.until(lambda: "1 of 1 students answered" in answers_line(teacher, reveal), "voted")
+    lesson.until(lambda: "1 of 1 student answered" in answers_line(teacher, reveal), "voted")
     lesson.act("reveal", lambda: teacher.use(reveal))
     lesson.act("menu: Neurons", lambda: teacher.go("Neurons"))
     lesson.act("menu: Key_value_memory", lambda: teacher.go("Key_value_memory"))
     token = teacher.control("tok")
     lesson.act("token 3", lambda: teacher.use(token, token.options[2]))
     (reveal,) = [c for c in teacher.shown.controls if c.key.startswith("reveal_guess_kv")]
-    lesson.until(lambda: "0 of 1 students answered" in answers_line(teacher, reveal), "asked")
+    lesson.until(lambda: "0 of 1 student answered" in answers_line(teacher, reveal), "asked")
     lesson.check([student.set("follow", False)], "student")  # the whole page, alone
     for _ in range(3):
         lesson.tick()
-    assert "0 of 1 students answered" in answers_line(teacher, reveal)
+    assert "0 of 1 student answered" in answers_line(teacher, reveal)
     assert not any("Your answer is in" in note for note in student.notes)
     assert student.values["guess_kv"] == "not sure yet"
 
