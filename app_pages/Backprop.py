@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from ffn_core import ffn_backward, ffn_forward
+from ffn_core import ffn_backward_steps, ffn_forward
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement
@@ -35,8 +35,8 @@ LEDE = "The backward pass walks the forward pass back, from dout to every weight
 INTRO = (
     "The backward pass walks the forward pass in reverse, reusing what the forward pass "
     "cached. The figure follows the gradient from the output back into the hidden layer: "
-    "dh = dout · W2ᵀ is the gradient at h, and dh_pre, the gradient at the scores h_pre, is "
-    "dh times the activation's slope, which for ReLU is a gate of 0 or 1. Each gradient has "
+    "dout is the loss's gradient at out; dh = dout · W2ᵀ is the gradient at h, and dh_pre, "
+    "the gradient at the scores h_pre, is dh times the activation's slope there. Each gradient has "
     "the shape of its quantity. The weights are shared by every position, so their "
     "gradients add up the contributions of all B × T positions. A numerical gradient check "
     "then compares every analytic gradient with the slope measured by nudging one number at "
@@ -62,19 +62,19 @@ out, cache = ffn_forward(x, W1, b1, W2, b2, toy.activation)  # (B, T, C)
 with controls:
     dout, loss = upstream_gradient(out)
     st.metric("loss L", f"{loss:.6g}")
-dx, dW1, db1, dW2, db2 = ffn_backward(dout, cache)
-grads = {"dx": dx, "dW1": dW1, "db1": db1, "dW2": dW2, "db2": db2}
+steps = ffn_backward_steps(dout, cache)  # the core's own steps: dh, the slope, dh_pre
+grads = steps.gradients()
 dout2d = dout.reshape(-1, C)
 relu = toy.activation == "relu"
-chain, maps, rows, neurons, dh, dh_pre = backward_steps(
-    cache, dout2d, grads, toy.activation, toy.activation_label, B, T
-)
+chain, maps, rows, neurons = backward_steps(steps, toy.activation, toy.activation_label, B, T)
 silent = first_silent(cache.h_pre[0]) if relu else None  # (j, margin) on the first token
 answered = silent is None or predicted(
     silent_key_question(*silent), setting=silent, container=asked
 )
-if not answered:  # dh_pre answers the question: held back, as everything made from it
-    chain[-1] = figures.Panel(chain[-1].title, None, chain[-1].what)
+if not answered:  # the gate and dh_pre answer the question: held back, with all made from them
+    gate, dh_pre = chain[1], chain[2]  # titled without the gate's 0 or 1
+    chain[1] = figures.Panel("ReLU's slope at h_pre", None, gate.what, gate.gate)
+    chain[2] = figures.Panel("dh_pre = dh × that slope", None, dh_pre.what)
 marked = (0, silent[0]) if silent and silent[0] < len(neurons) else None
 with picture:
     title = "Back through the gate" if relu else "Back through the slope"
@@ -96,13 +96,13 @@ with st.expander("The other gradients: " + ("dW2, db2 and dx" if answered else "
     show_in_pairs(gradient_maps(maps[2:] if answered else maps[2:4]), toy.presenter)
 st.markdown("Every gradient has its quantity's shape: a first check on any backward pass.")
 st.dataframe(shapes_table({"x": x, "h": cache.h.reshape(B, T, H), "out": out, **grads,
-                           "dh": dh.reshape(B, T, H), "dout": dout,
+                           "dh": steps.dh.reshape(B, T, H), "dout": dout,
                            "W1": W1, "b1": b1, "W2": W2, "b2": b2}))  # fmt: skip
 half_width(C, B * T)  # the hidden width halved, asked first
 loop_dW2 = sum(np.outer(cache.h[n], dout2d[n]) for n in range(B * T))  # one position at a time
 st.caption(
     f"Adding one outer product per position in a loop gives the same dW2, "
-    f"{agreement(float(np.abs(loop_dW2 - dW2).max()))}: the weights are shared, so every "
+    f"{agreement(float(np.abs(loop_dW2 - steps.dW2).max()))}: the weights are shared, so every "
     "position contributes to their gradient."
 )
 

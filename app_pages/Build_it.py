@@ -3,23 +3,21 @@ grader checks each line; then their own backward pass meets a gradient check."""
 
 import streamlit as st
 
-from ffn_core.exercise import by_hand
 from ffn_core.exercise.build_ffn import LESSON, STEPS, UNEVEN
-from ffn_core.exercise.safe_eval import FUNCTIONS, METHODS
 from ffn_ui.classroom.progress import class_progress
 from ffn_ui.controls.url import bound_select
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
+from ffn_ui.parts.build_check import check_section, collapse_section, rebuild_section
 from ffn_ui.parts.build_it import (
-    by_hand_line,
-    checked_on,
+    by_hand_section,
     diagram,
     graded,
     line,
     load_shared_lines,
-    names_table,
+    names_note,
     own_check,
     progress_text,
     section_lines,
@@ -69,22 +67,7 @@ with controls:
     else:
         st.success("Every line is right: section 3 runs them against the gradient check.")
 explained(INTRO, toy.presenter)
-with st.expander("The names a line may use") if toy.presenter else st.container():
-    st.caption(checked_on(case, chosen == "the sidebar's toy"))
-    st.caption(
-        "The grader's verdict appears beside each line; typing “h_pre = …” in full works "
-        "too. Section 4 writes W @ x instead, as code by hand often does."
-    )
-    st.dataframe(names_table(case))
-    st.caption(
-        "Allowed: + - * / @ ** and comparisons; indexing and slicing; .T, .shape, "
-        + ", ".join(f".{m}()" for m in sorted(METHODS))
-        + "; np."
-        + ", np.".join(sorted(FUNCTIONS))
-        + "; relu(). Anything else is refused, with its name: np.dot, np.tensordot and np.outer "
-        "are not on the list, and np.einsum or reshape-then-@ sum over the positions."
-    )
-
+names_note(case, chosen == "the sidebar's toy", toy.presenter)
 
 st.subheader("1. Forward: keep what the backward pass needs")
 st.markdown(
@@ -100,7 +83,6 @@ st.markdown(
 )
 section_lines(verdicts, first, backward=True)
 st.markdown(f"**{progress_text(right)}**")
-class_progress(right)
 
 st.subheader("3. Your backward pass against the gradient check")
 if all(right.values()):
@@ -111,30 +93,24 @@ else:
         "dW1, db1, dW2, db2 and dx meets centred differences in float64, entry by entry."
     )
 
-st.subheader("4. By hand, over flat lists")
+st.subheader("4. Write the check yourself")
 st.markdown(
-    "Plain Python, one token, in the W @ x convention: D is the token's width (C above) "
-    "and H the hidden width. W1 is stored H × D, the transpose of the W1 above, and W2 is "
-    "D × H, each as one flat list read row by row. The loops are written. Type where "
-    "W1's row i, column k sits in its list (names i, k, D, H), the same for W2's row i, "
-    "column j (names i, j, D, H), and y[i] from s, the row's sum with b2[i] (names s and "
-    "relu)."
+    "Backprop's gradient check, a line at a time: a loss whose gradient at out is dout, one "
+    "entry of W1 nudged up, down and back (nudge(P, i, by) moves P[i] in place and gives "
+    "the loss there), the centred difference, the relative error, then every entry at once "
+    "(sweep(P))."
 )
-st.code(
-    "for i in range(H):  # hidden neuron i\n"
-    "    h[i] = relu(sum(W1[<W1 index>] * x[k] for k in range(D)) + b1[i])\n"
-    "for i in range(D):  # output coordinate i\n"
-    "    s = sum(W2[<W2 index>] * h[j] for j in range(H)) + b2[i]\n"
-    "    y[i] = <your y[i]>",
-    language=None,  # plain text: the highlighter's colours miss AA contrast
-    wrap_lines=True,  # no sideways scrolling on a phone
-)
-done = [by_hand_line(field) for field in by_hand.FIELDS]
-st.caption(
-    f"Checked on a square case (D = H = {by_hand.SQUARE[0]}) and an uneven one "
-    f"(D = {by_hand.UNEVEN[0]}, H = {by_hand.UNEVEN[1]}): {sum(done)} of {len(done)} right."
-)
+mine = check_section(all(right.values()))
 
+st.subheader("5. Take the ReLU out: the collapse")
+st.markdown("Without its activation the FFN is one matrix: write it, and check it.")
+mine |= collapse_section()
+class_progress(right | mine)  # a class counts each line right, the new ones too
+
+st.subheader("6. Exercise: rebuild at hidden = 2C")
+rebuild_section(all(right.values()))
+
+by_hand_section()
 with st.expander("Share your lines"):
     share_lines()
 next_step("app_pages/Build_it.py")

@@ -27,7 +27,7 @@ from ffn_core.costs import (
     model_params,
     quadratic_crossover,
 )
-from ffn_core.ffn import ffn_backward, ffn_forward
+from ffn_core.ffn import ffn_backward, ffn_backward_steps, ffn_forward
 from ffn_core.gradcheck import gradient_check
 from ffn_core.mistakes import ffn_forward_flat_one_stride
 from ffn_core.reference import ffn_forward_flat
@@ -41,6 +41,7 @@ __all__ = [
     "collapse",
     "contributions",
     "ffn_backward",
+    "ffn_backward_steps",
     "ffn_flops",
     "ffn_forward",
     "ffn_forward_flat",

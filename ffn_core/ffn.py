@@ -91,14 +91,29 @@ def ffn_forward(
     return out.reshape(*lead_shape, out.shape[-1]), cache  # (..., d_model)
 
 
-def ffn_backward(
-    dout: np.ndarray, cache: FFNCache
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Gradients of a scalar loss, given dout = dL/dout of shape (..., d_model).
+@dataclass(frozen=True)
+class FFNSteps:
+    """The backward pass, every step of it: the gradients, and on the way the gradient at
+    h, the activation's slope at h_pre, and the gradient at h_pre (each (N, d_ff))."""
 
-    Returns (dx, dW1, db1, dW2, db2), each the shape of its quantity. The weights are
-    shared by every position, so their gradients sum over all leading axes.
-    """
+    dx: np.ndarray  # (..., d_model)
+    dW1: np.ndarray  # noqa: N815 (d_model, d_ff), the lesson's name
+    db1: np.ndarray  # (d_ff,)
+    dW2: np.ndarray  # noqa: N815 (d_ff, d_model)
+    db2: np.ndarray  # (d_model,)
+    dh: np.ndarray | None  # dout @ W2.T; None when not kept (overwritten by dh_pre)
+    slope: np.ndarray  # act'(h_pre): for ReLU the gate, 1 where h_pre > 0, else 0
+    dh_pre: np.ndarray  # dh * slope
+
+    def gradients(self) -> dict[str, np.ndarray]:
+        """The five gradients by name: dx, dW1, db1, dW2, db2."""
+        return {n: getattr(self, n) for n in ("dx", "dW1", "db1", "dW2", "db2")}
+
+
+def ffn_backward_steps(dout: np.ndarray, cache: FFNCache, keep: bool = True) -> FFNSteps:
+    """The backward pass with its steps, given dout = dL/dout of shape (..., d_model).
+    The weights are shared by every position, so their gradients sum over all leading
+    axes. keep=False reuses dh's memory for dh_pre (and leaves dh out): the fast path."""
     x2d, h_pre, h, W1, W2 = cache.x, cache.h_pre, cache.h, cache.W1, cache.W2
     expected = (*cache.lead_shape, W2.shape[1])
     dout = np.asarray(dout, dtype=h.dtype)
@@ -108,10 +123,22 @@ def ffn_backward(
     dW2 = weight_grad(h, dout2d)  # (d_ff, d_model)
     db2 = dout2d.sum(axis=0)  # (d_model,)
     dh = dout2d @ W2.T  # (N, d_ff)
+    slope = get_activation(cache.activation).derivative(h_pre)  # (N, d_ff)
+    dh_pre = dh * slope if keep else np.multiply(dh, slope, out=dh)  # (N, d_ff)
 
-    dh *= get_activation(cache.activation).derivative(h_pre)  # dh_pre, (N, d_ff)
+    dW1 = weight_grad(x2d, dh_pre)  # (d_model, d_ff)
+    db1 = dh_pre.sum(axis=0)  # (d_ff,)
+    dx = (dh_pre @ W1.T).reshape(*cache.lead_shape, W1.shape[0])  # (..., d_model)
+    return FFNSteps(dx, dW1, db1, dW2, db2, dh if keep else None, slope, dh_pre)
 
-    dW1 = weight_grad(x2d, dh)  # (d_model, d_ff)
-    db1 = dh.sum(axis=0)  # (d_ff,)
-    dx = dh @ W1.T  # (N, d_model)
-    return dx.reshape(*cache.lead_shape, dx.shape[-1]), dW1, db1, dW2, db2
+
+def ffn_backward(
+    dout: np.ndarray, cache: FFNCache
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gradients of a scalar loss, given dout = dL/dout of shape (..., d_model).
+
+    Returns (dx, dW1, db1, dW2, db2), each the shape of its quantity (ffn_backward_steps
+    also keeps the steps between them).
+    """
+    steps = ffn_backward_steps(dout, cache, keep=False)
+    return steps.dx, steps.dW1, steps.db1, steps.dW2, steps.db2

@@ -68,35 +68,46 @@ def swiglu_forward(
     return out.reshape(*lead_shape, d_model), cache
 
 
+@dataclass(frozen=True)
+class SwiGLUSteps:
+    """SwiGLU's backward pass through its product, step by step (each (N, d_ff) but dx)."""
+
+    dout2d: np.ndarray  # (N, d_model)
+    da: np.ndarray  # dout @ W_down.T: the gradient at a
+    slope: np.ndarray  # the gate function's slope at gate: silu'(gate)
+    dup: np.ndarray  # da * silu(gate)
+    dgate: np.ndarray  # da * up * silu'(gate)
+    dx: np.ndarray  # (..., d_model)
+
+
 def swiglu_backward(
     dout: np.ndarray, cache: SwiGLUCache
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Gradients (dx, dW_gate, dW_up, dW_down) given dout = dL/dout of shape (..., d_model)."""
-    dout2d, dgate, dup, dx = hidden_grads(dout, cache)
-    dW_down = weight_grad(cache.a, dout2d)  # (d_ff, d_model)
-    dW_gate = weight_grad(cache.x, dgate)  # (d_model, d_ff)
-    dW_up = weight_grad(cache.x, dup)  # (d_model, d_ff)
-    return dx, dW_gate, dW_up, dW_down
+    steps = swiglu_steps(dout, cache)
+    dW_down = weight_grad(cache.a, steps.dout2d)  # (d_ff, d_model)
+    dW_gate = weight_grad(cache.x, steps.dgate)  # (d_model, d_ff)
+    dW_up = weight_grad(cache.x, steps.dup)  # (d_model, d_ff)
+    return steps.dx, dW_gate, dW_up, dW_down
 
 
 def swiglu_input_grad(dout: np.ndarray, cache: SwiGLUCache) -> np.ndarray:
     """dx alone, for when the weights stay fixed (a fact edit): (..., d_model)."""
-    return hidden_grads(dout, cache)[3]
+    return swiglu_steps(dout, cache).dx
 
 
-def hidden_grads(
-    dout: np.ndarray, cache: SwiGLUCache
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """dout (N, d_model), dL/dgate and dL/dup (N, d_ff), and dx (..., d_model)."""
+def swiglu_steps(dout: np.ndarray, cache: SwiGLUCache) -> SwiGLUSteps:
+    """The backward pass up to the weights' gradients: how dout splits at the product."""
     d_model = cache.W_down.shape[1]
     dout = np.asarray(dout, dtype=cache.a.dtype)
     check_shape("dout", dout, (*cache.lead_shape, d_model), "the shape of out")
     dout2d = dout.reshape(-1, d_model)  # (N, d_model)
     da = dout2d @ cache.W_down.T  # (N, d_ff)
     dup = da * cache.s  # (N, d_ff)
-    dgate = da * cache.up * get_activation(cache.gate_fn).derivative(cache.gate)  # (N, d_ff)
+    slope = get_activation(cache.gate_fn).derivative(cache.gate)  # (N, d_ff)
+    dgate = da * cache.up * slope  # (N, d_ff)
     dx = dgate @ cache.W_gate.T + dup @ cache.W_up.T  # (N, d_model)
-    return dout2d, dgate, dup, dx.reshape(*cache.lead_shape, d_model)
+    return SwiGLUSteps(dout2d, da, slope, dup, dgate, dx.reshape(*cache.lead_shape, d_model))
 
 
 # One SwiGLU neuron whose gate reads the first input and whose up value reads the second:

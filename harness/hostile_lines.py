@@ -159,4 +159,3 @@ def environment() -> dict:
     """The names a backward line sees on the small batch."""
     inputs = LESSON.inputs()
     return names_before("dx", inputs, reference(inputs), LESSON.sizes)
-

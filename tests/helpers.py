@@ -151,6 +151,7 @@ ANSWERS = {
     NEURONS: {"guess_fire": "about half"},
     KEY_VALUE: {"guess_kv": "nothing"},
     ACTIVATIONS: {"guess_dead": "no, the same"},
+    BUILD_IT: {"guess_build_2c": "h (2, 4, 16), dW1 (8, 16)"},
     BACKPROP: {
         "guess_precision": "10⁻⁶ or smaller in float64, 10⁻² or worse in float32",
         "guess_dw1": "exactly zero",

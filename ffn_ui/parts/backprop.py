@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import ffn_backward, ffn_forward, get_activation
+from ffn_core import ffn_backward, ffn_forward
 from ffn_core.costs import ffn_flops, ffn_params
 from ffn_core.gradcheck import loss_along_score
 from ffn_core.typed_numbers import parse_row
@@ -73,16 +73,14 @@ def shapes_table(quantities: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("quantity")
 
 
-def backward_steps(
-    cache, dout2d, grads: dict, activation: str, activation_label: str, B: int, T: int
-):
-    """The backward pass's maps: the chain through the gate (dh, the gate or the
-    activation's slope, dh_pre) as Panels, then the gradients made from it and from dout,
-    as (title, values, row labels, column labels, colour bar). Also dh and dh_pre, (N, H)."""
-    C, H = dout2d.shape[1], cache.h.shape[-1]
-    dh = dout2d @ cache.W2.T  # (N, H)
-    deriv = get_activation(activation).derivative(cache.h_pre.reshape(-1, H))  # (N, H)
-    dh_pre = dh * deriv  # (N, H)
+def backward_steps(steps, activation: str, activation_label: str, B: int, T: int):
+    """The backward pass's maps, read from the core's own steps (ffn_backward_steps): the
+    chain through the gate (dh, the gate or the activation's slope, dh_pre) as Panels, then
+    the gradients made from it and from dout, as (title, values, row labels, column
+    labels)."""
+    dh, deriv, dh_pre = steps.dh, steps.slope, steps.dh_pre  # (N, H) each
+    grads = steps.gradients()
+    C, H = steps.db2.shape[0], dh.shape[1]
     n, k, c = min(B * T, MAX_SHOWN), min(H, MAX_SHOWN), min(C, MAX_SHOWN)
     rows, neurons, coords = position_labels(B, T)[:n], labels("n", k), labels("c", c)
     relu = activation == "relu"
@@ -109,7 +107,7 @@ def backward_steps(
         ("db2 = dout summed over positions", grads["db2"][None, :c], ["db2"], coords),
         ("dx = dh_pre · W1ᵀ", grads["dx"].reshape(-1, C)[:n, :c], rows, coords),
     ]
-    return chain, maps, rows, neurons, dh, dh_pre
+    return chain, maps, rows, neurons
 
 
 def gate_notice(relu: bool) -> str:
@@ -141,7 +139,9 @@ def upstream_gradient(out: np.ndarray) -> tuple[np.ndarray, float]:
     kind = bound_select("loss", "loss", LOSSES, LOSSES[0], radio=True, horizontal=True)
     if kind == LOSSES[0]:
         G = np.random.default_rng(0).standard_normal(out.shape)  # the fixed random G
-        st.caption("L = sum(out · G) for a fixed random G, so dout = G exactly.")
+        st.caption(
+            "L = sum(out · G) for a fixed random G, so dout, the loss's gradient at out, is G."
+        )
         return G, float(np.sum(out * G))
     if kind == LOSSES[1]:
         target = np.zeros_like(out)
@@ -182,8 +182,9 @@ def error_table(errors: dict[str, float]):
 
 PRECISION_ANSWER = "10⁻⁶ or smaller in float64, 10⁻² or worse in float32"
 PRECISION = Question(
-    "Predict: a correct backward pass, checked with ε = 10⁻⁶. What relative error does the "
-    "check report in float64, and in float32?",
+    "Predict: the check nudges each number by ε = 10⁻⁶ both ways, takes the centred "
+    "difference (L(+ε) − L(−ε)) / 2ε as its slope, and compares: |a − n| / (|a| + |n|). On a "
+    "correct backward pass, what relative error does it report in float64, and in float32?",
     "guess_precision",
     ("about 10⁻⁷ in both", PRECISION_ANSWER, "0 in both"),
     answer=PRECISION_ANSWER,
@@ -299,9 +300,11 @@ def silent_neuron_exercise(
     moved = W1.copy()
     moved[:, j] += shift * x0 / max(float(x0 @ x0), 1e-12)  # the score moves by s, no other
     _, dW1_moved, *_ = ffn_backward(dout0, ffn_forward(x0, moved, b1, W2, b2)[1])
+    column = dW1_moved[:, j]
+    biggest = float(column[np.argmax(np.abs(column))])  # signed, as the column holds it
     st.markdown(
         f"At s = {shift:g} (score {shift - margin:.4g}), this token's dW1 column for n{j + 1}: "
-        f"largest entry **{np.abs(dW1_moved[:, j]).max():.4g}**. The loss differs from the "
+        f"its largest entry in size **{biggest:.4g}**. The loss differs from the "
         f"loss at s = 0 by **{float(np.interp(shift, shifts, losses) - losses[80]):.4g}**."
     )
 
@@ -320,7 +323,8 @@ def half_width(C: int, T: int) -> None:
     params = [ffn_params(C, H) for H in (wide, narrow)]
     flops = [ffn_flops(T, C, H) for H in (wide, narrow)]
     question = Question(
-        f"Predict: the hidden width H goes from 4C to 2C (here {wide} to {narrow} neurons). "
+        f"Predict: the hidden width H goes from 4C to 2C, C being d_model (here {wide} to "
+        f"{narrow} neurons). "
         "What happens to the FFN's parameters, its FLOPs and the shape of dW1?",
         "guess_width",
         WIDTHS,

@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ffn_core import get_activation
-from ffn_core.swiglu import swiglu_backward, swiglu_forward
+from ffn_core.swiglu import swiglu_backward, swiglu_forward, swiglu_steps
 from ffn_ui import figures
 from ffn_ui.controls.labels import agreement, labels, position_labels
 from ffn_ui.controls.predict import predicted
@@ -59,21 +58,20 @@ def forward_graph(B: int, T: int, C: int, H: int) -> str:
     x -> gate -> a; x -> up -> a; a -> out; }}"""
 
 
-def gated_steps(cache, dout2d: np.ndarray, grads: dict, B: int, T: int):
-    """The heatmaps of SwiGLU's backward pass, as (title, values, row labels, column labels):
-    first how the gradient splits at the product, then the weights' gradients and dx."""
-    C, H = dout2d.shape[1], cache.a.shape[1]
+def gated_steps(cache, steps, grads: dict, B: int, T: int):
+    """The heatmaps of SwiGLU's backward pass, read from the core's own steps
+    (swiglu_steps), as (title, values, row labels, column labels): first how the gradient
+    splits at the product, then the weights' gradients and dx."""
+    C, H = steps.dout2d.shape[1], cache.a.shape[1]
     rows = position_labels(B, T)[:MAX_SHOWN]
     neurons = labels("n", min(H, MAX_SHOWN))
     coords = labels("c", min(C, MAX_SHOWN))
     n, k, c = len(rows), len(neurons), len(coords)
-    da = dout2d @ cache.W_down.T  # (N, H)
-    slope = get_activation("silu").derivative(cache.gate)  # (N, H)
     first = [
-        ("da = dout · W_downᵀ", da[:n, :k], rows, neurons),
+        ("da = dout · W_downᵀ", steps.da[:n, :k], rows, neurons),
         ("silu(gate): how much of da reaches up", cache.s[:n, :k], rows, neurons),
-        ("dup = da ⊙ silu(gate)", (da * cache.s)[:n, :k], rows, neurons),
-        ("dgate = da ⊙ up ⊙ silu'(gate)", (da * cache.up * slope)[:n, :k], rows, neurons),
+        ("dup = da ⊙ silu(gate)", steps.dup[:n, :k], rows, neurons),
+        ("dgate = da ⊙ up ⊙ silu'(gate)", steps.dgate[:n, :k], rows, neurons),
     ]
     rest = [
         ("dW_gate = xᵀ · dgate, summed over positions", grads["dW_gate"][:c, :k], coords, neurons),
@@ -81,7 +79,7 @@ def gated_steps(cache, dout2d: np.ndarray, grads: dict, B: int, T: int):
         ("dW_down = aᵀ · dout, summed over positions", grads["dW_down"][:k, :c], neurons, coords),
         ("dx = dgate · W_gateᵀ + dup · W_upᵀ", grads["dx"].reshape(-1, C)[:n, :c], rows, coords),
     ]
-    return first, rest, da
+    return first, rest
 
 
 def gated_backprop(toy, B: int, picture, controls, intro: str) -> None:
@@ -107,8 +105,8 @@ def gated_sections(toy, B: int, picture, controls, intro: str) -> None:
         st.metric("loss L", f"{loss:.6g}")
     dx, dW_gate, dW_up, dW_down = swiglu_backward(dout, cache)
     grads = {"dx": dx, "dW_gate": dW_gate, "dW_up": dW_up, "dW_down": dW_down}
-    dout2d = dout.reshape(-1, C)
-    first, rest, da = gated_steps(cache, dout2d, grads, B, T)
+    steps = swiglu_steps(dout, cache)  # the core's own steps: da, dup, dgate
+    first, rest = gated_steps(cache, steps, grads, B, T)
     panels = [figures.Panel(title, v, title.split(" ", 1)[0]) for title, v, _, _ in first]
     with picture:
         title = "Back through the product: da splits into dup and dgate"
@@ -129,12 +127,12 @@ def gated_sections(toy, B: int, picture, controls, intro: str) -> None:
     with st.expander("The weights' gradients and dx: dW_gate, dW_up, dW_down and dx"):
         show_in_pairs(gradient_maps(rest), toy.presenter)
     st.markdown("Every gradient has its quantity's shape: a first check on any backward pass.")
-    hidden = {"gate": cache.gate, "up": cache.up, "a": cache.a, "da": da}
+    hidden = {"gate": cache.gate, "up": cache.up, "a": cache.a, "da": steps.da}
     st.dataframe(shapes_table({
         "x": x, **{k: v.reshape(B, T, H) for k, v in hidden.items()}, "out": out, "dout": dout,
         **weights, **grads,
     }))  # fmt: skip
-    loop = sum(np.outer(cache.a[n], dout2d[n]) for n in range(B * T))  # one position at a time
+    loop = sum(np.outer(cache.a[n], steps.dout2d[n]) for n in range(B * T))  # per position
     st.caption(
         f"Adding one outer product a ⊗ dout per position in a loop gives the same dW_down, "
         f"{agreement(float(np.abs(loop - dW_down).max()))}: the weights are shared, so every "

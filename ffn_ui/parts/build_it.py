@@ -17,7 +17,9 @@ import streamlit as st
 
 from ffn_core.exercise import build_ffn, by_hand
 from ffn_core.exercise.build_ffn import LESSON, STEPS, UNEVEN, Case, Verdict
-from ffn_core.exercise.safe_eval import MAX_CHARS
+from ffn_core.exercise.check_lines import CHECK_STEPS
+from ffn_core.exercise.collapse_lines import COLLAPSE_STEPS
+from ffn_core.exercise.safe_eval import FUNCTIONS, MAX_CHARS, METHODS
 from ffn_ui import figures
 from ffn_ui.page.display import show
 
@@ -86,6 +88,26 @@ def names_table(case: Case) -> pd.DataFrame:
         {"shape": [str(s) for s, _ in rows.values()], "what": [w for _, w in rows.values()]},
         index=list(rows),
     )
+
+
+def names_note(case: Case, toy_chosen: bool, presenter: bool) -> None:
+    """The names a line may use, their shapes on `case`, and what is allowed."""
+    with st.expander("The names a line may use") if presenter else st.container():
+        st.caption(checked_on(case, toy_chosen))
+        st.caption(
+            "The grader's verdict appears beside each line; typing “h_pre = …” in full works "
+            "too. Section 7 writes W @ x instead, as code by hand often does."
+        )
+        st.dataframe(names_table(case))
+        st.caption(
+            "Allowed: + - * / @ ** and comparisons; indexing and slicing; .T, .shape, "
+            + ", ".join(f".{m}()" for m in sorted(METHODS))
+            + "; np."
+            + ", np.".join(sorted(FUNCTIONS))
+            + "; relu(). Anything else is refused, with its name: np.dot, np.tensordot and "
+            "np.outer are not on the list, and np.einsum or reshape-then-@ sum over the "
+            "positions."
+        )
 
 
 def grade(step: str, text: str, extra: Case | None) -> Verdict:
@@ -235,11 +257,39 @@ def by_hand_line(field: str) -> bool:
     return bool(verdict and verdict.right)
 
 
+def by_hand_section() -> None:
+    """The forward pass once more, in plain Python over flat lists: the indexing by hand."""
+    st.subheader("7. By hand, over flat lists")
+    st.markdown(
+        "Plain Python, one token, in the W @ x convention: D is the token's width (C above) "
+        "and H the hidden width. W1 is stored H × D, the transpose of the W1 above, and W2 is "
+        "D × H, each as one flat list read row by row. The loops are written. Type where "
+        "W1's row i, column k sits in its list (names i, k, D, H), the same for W2's row i, "
+        "column j (names i, j, D, H), and y[i] from s, the row's sum with b2[i] (names s and "
+        "relu)."
+    )
+    st.code(
+        "for i in range(H):  # hidden neuron i\n"
+        "    h[i] = relu(sum(W1[<W1 index>] * x[k] for k in range(D)) + b1[i])\n"
+        "for i in range(D):  # output coordinate i\n"
+        "    s = sum(W2[<W2 index>] * h[j] for j in range(H)) + b2[i]\n"
+        "    y[i] = <your y[i]>",
+        language=None,  # plain text: the highlighter's colours miss AA contrast
+        wrap_lines=True,  # no sideways scrolling on a phone
+    )
+    done = [by_hand_line(field) for field in by_hand.FIELDS]
+    st.caption(
+        f"Checked on a square case (D = H = {by_hand.SQUARE[0]}) and an uneven one "
+        f"(D = {by_hand.UNEVEN[0]}, H = {by_hand.UNEVEN[1]}): {sum(done)} of {len(done)} right."
+    )
+
+
 # --- sharing one's lines -----------------------------------------------------------------
 
 
 def all_keys() -> list[str]:
-    return [s.name for s in STEPS] + list(by_hand.FIELDS)
+    steps = (*STEPS, *CHECK_STEPS, *COLLAPSE_STEPS)
+    return [s.name for s in steps] + list(by_hand.FIELDS)
 
 
 def encode(lines: dict[str, str]) -> str:

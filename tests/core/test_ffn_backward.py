@@ -11,6 +11,7 @@ import ffn_core.gradcheck
 from ffn_core import (
     ACTIVATIONS,
     ffn_backward,
+    ffn_backward_steps,
     ffn_forward,
     gradient_check,
     hidden,
@@ -18,6 +19,7 @@ from ffn_core import (
     swiglu_forward,
 )
 from ffn_core.gradcheck import onto_kink
+from ffn_core.swiglu import swiglu_steps
 
 NAMES = list(ACTIVATIONS)
 # 1-D, 2-D and 3-D inputs, every one with d_ff != d_model so a transpose cannot hide.
@@ -242,3 +244,55 @@ def test_onto_kink_puts_the_score_nearest_zero_at_half_eps():
     assert (x @ W1 + moved)[n, j] == pytest.approx(5e-5, abs=1e-12)
     assert np.array_equal(np.delete(moved, j), np.delete(b1, j))  # only neuron j's bias moved
     assert np.array_equal(b1, before)  # the caller's b1 is not changed
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_kept_steps_are_the_gradients_at_h_and_h_pre_by_finite_differences(rng, name):
+    """dh = dL/dh and dh_pre = dL/dh_pre, each measured by nudging h or h_pre in a forward
+    pass written here (non-square, so a transpose cannot hide); the gradients equal
+    ffn_backward's, and keep=False gives the same gradients."""
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, (2, 3), 4, 7)
+    G = rng.standard_normal((2, 3, 4))
+    act = ACTIVATIONS[name].fn
+    h_pre = x.reshape(-1, 4) @ W1 + b1  # (6, 7)
+
+    def loss_at_h(h):
+        return float(np.sum((h @ W2 + b2) * G.reshape(-1, 4)))
+
+    def loss_at_h_pre(z):
+        return loss_at_h(act(z))
+
+    h = act(h_pre)
+    _, cache = ffn_forward(x, W1, b1, W2, b2, name)
+    steps = ffn_backward_steps(G, cache)
+    np.testing.assert_allclose(steps.dh, numerical_grad(lambda: loss_at_h(h), h), rtol=1e-6)
+    np.testing.assert_allclose(
+        steps.dh_pre, numerical_grad(lambda: loss_at_h_pre(h_pre), h_pre), rtol=1e-6, atol=1e-9
+    )
+    np.testing.assert_allclose(steps.dh * steps.slope, steps.dh_pre)
+    fast = ffn_backward(G, cache)
+    for kept, quick in zip(steps.gradients().values(), fast, strict=True):
+        np.testing.assert_array_equal(kept, quick)
+
+
+def test_swiglu_steps_split_the_gradient_at_the_product_by_finite_differences(rng):
+    """da, dup and dgate are dL/da, dL/dup and dL/dgate, nudged here one entry at a time."""
+    d_model, d_ff = 3, 5
+    W_gate, W_up = rng.standard_normal((d_model, d_ff)), rng.standard_normal((d_model, d_ff))
+    W_down = rng.standard_normal((d_ff, d_model))
+    x, G = rng.standard_normal((4, d_model)), rng.standard_normal((4, d_model))
+    gate, up = x @ W_gate, x @ W_up
+    silu = ACTIVATIONS["silu"].fn
+
+    def loss(g, u):
+        return float(np.sum((silu(g) * u) @ W_down * G))
+
+    steps = swiglu_steps(G, swiglu_forward(x, W_gate, W_up, W_down)[1])
+    a = silu(gate) * up
+    np.testing.assert_allclose(
+        steps.da, numerical_grad(lambda: float(np.sum(a @ W_down * G)), a), rtol=1e-6
+    )
+    np.testing.assert_allclose(steps.dup, numerical_grad(lambda: loss(gate, up), up), rtol=1e-6)
+    np.testing.assert_allclose(
+        steps.dgate, numerical_grad(lambda: loss(gate, up), gate), rtol=1e-6, atol=1e-9
+    )

@@ -4,6 +4,7 @@ both precisions, and the exercises."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -97,10 +98,13 @@ def test_the_first_figure_holds_back_dh_pre_until_the_silent_neuron_question_is_
     (outline,) = first["layout"]["shapes"][:1]
     assert (outline["x0"], outline["y0"]) == (j - 0.5, -0.5)
     assert np.isnan(decode(first["data"][2]["z"])).all()  # dh_pre: not drawn
+    assert np.isnan(decode(first["data"][1]["z"])).all()  # nor the gate: its 0 would answer
+    assert "smallest 0" not in first["layout"]["meta"]["alt"]
     words = " ".join(t.value for t in at.text)
-    assert "dh_pre = dh × gate: held back until the answer." in words
+    assert "dh_pre = dh × that slope: held back until the answer." in words
     said = " ".join(e.value for e in [*at.caption, *at.markdown, *at.success, *at.error])
     assert "no gradient reaches" not in said and "exactly zero" not in said
+    assert "0 or 1" not in said  # the gate's values, said in words
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
     assert not [t for t in titles if t.startswith(("dW1", "db1", "dx"))]
     at.radio(key="guess_dw1").set_value("exactly zero").run()
@@ -127,10 +131,16 @@ def test_each_map_is_named_for_what_it_shows(act, third, bar):
     assert dW1["data"][0]["colorbar"]["title"]["text"] == "dW1"
 
 
+def column_entry(text: str, neuron: int) -> float:
+    """The entry the page reads off dW1's column for n`neuron`: the bold number after it."""
+    said = re.search(rf"dW1 column for n{neuron}: [^*]*\*\*(−?-?[\d.e+-]+)\*\*", text)
+    return float(said.group(1).replace("−", "-"))
+
+
 def test_a_silent_neuron_passes_no_gradient():
     at = backprop({"nudge_w": "-1.0"})
     text = " ".join(m.value for m in at.markdown)
-    assert "dW1 column for" in text and "largest entry **0**" in text
+    assert column_entry(text, 3) == 0
     assert "differs from the loss at s = 0 by **0**" in text
 
 
@@ -147,8 +157,8 @@ def test_at_the_lesson_preset_the_neuron_on_the_kink_is_the_exercise_and_fires_w
     assert "Every neuron" not in " ".join(i.value for i in at.info)
     x, dout = np.array([1.0, -1.0]), np.array([3.0, -2.0])
     column = x * (dout @ np.eye(2).T)[0]  # the gate is open at score 1.5
-    largest = f"largest entry **{np.abs(column).max():.4g}**"
-    assert f"At s = 1.5 (score 1.5), this token's dW1 column for n1: {largest}" in text
+    assert "At s = 1.5 (score 1.5)" in text
+    assert column_entry(text, 1) == column[np.argmax(np.abs(column))]  # signed, as it is
     assert f"differs from the loss at s = 0 by **{1.5 * dout[0]:.4g}**" in text
 
 
@@ -243,7 +253,7 @@ def test_halving_the_hidden_width_is_asked_then_counted():
     at = open_page(BACKPROP)
     C, N = 4, 6  # the default model: d_model 4, one sequence of six tokens
     question = at.radio(key="guess_width")
-    assert "from 4C to 2C (here 16 to 8 neurons)" in question.label
+    assert "from 4C to 2C" in question.label and "(here 16 to 8 neurons)" in question.label
     assert not [d for d in at.dataframe if "dW1's shape" in d.value.columns]
     question.set_value("only the number of neurons changes").run()
     (table,) = [d.value for d in at.dataframe if "dW1's shape" in d.value.columns]
@@ -252,3 +262,37 @@ def test_halving_the_hidden_width_is_asked_then_counted():
         assert row[2] == 2 * (2 * N * C * H)
         assert row[3] == f"({C}, {H})"
     assert at.error[0].value.startswith("Not this time: the answer is parameters and FLOPs about")
+
+
+MARK = 1000.0  # added to every step the core hands over: a page that recomputes misses it
+
+
+@pytest.mark.parametrize("act", ["ReLU", "SwiGLU"])
+def test_the_steps_shown_are_the_core_s_own_not_computed_on_the_page(monkeypatch, act):
+    """Backprop draws dh, the slope and dh_pre (SwiGLU: da, dup, dgate) as the core's
+    backward pass made them: marked here, the first figure shows the mark."""
+    import ffn_core
+    import ffn_ui.parts.backprop_gated as gated
+    from ffn_core.ffn import FFNSteps
+    from ffn_core.swiglu import SwiGLUSteps
+
+    core_steps, core_gated = ffn_core.ffn_backward_steps, gated.swiglu_steps
+
+    def marked(dout, cache, keep=True):
+        s = core_steps(dout, cache, keep)
+        return FFNSteps(
+            s.dx, s.dW1, s.db1, s.dW2, s.db2, s.dh + MARK, s.slope + MARK, s.dh_pre + MARK
+        )
+
+    def marked_gated(dout, cache):
+        s = core_gated(dout, cache)
+        return SwiGLUSteps(s.dout2d, s.da + MARK, s.slope, s.dup + MARK, s.dgate + MARK, s.dx)
+
+    monkeypatch.setattr(ffn_core, "ffn_backward_steps", marked)
+    monkeypatch.setattr(gated, "swiglu_steps", marked_gated)
+    at = backprop({"act": act})
+    assert not at.exception
+    shown = [decode(t["z"]) for t in traces(at, 0)]
+    steps = [0, 1, 2] if act == "ReLU" else [0, 2, 3]  # SwiGLU's second map is the cache's silu
+    for i in steps:
+        assert np.nanmin(shown[i]) > MARK / 2, i  # every cell carries the mark

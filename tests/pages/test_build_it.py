@@ -10,6 +10,8 @@ import pytest
 from helpers import BUILD_IT, open_page
 
 from ffn_core.exercise.build_ffn import LESSON, STEPS, UNEVEN, Case, names_before, reference
+from ffn_core.exercise.check_lines import CHECK_STEPS
+from ffn_core.exercise.collapse_lines import COLLAPSE_STEPS
 from ffn_core.exercise.safe_eval import MAX_WORK, priced_work
 from ffn_ui.parts.build_it import TOY_CAPS, decode, encode
 from harness.hostile_lines import ATTACK, COSTLY
@@ -263,3 +265,79 @@ def test_once_every_line_is_right_the_diagram_says_so_and_nothing_is_next():
     at = everything(open_page(BUILD_IT))
     assert all(v.endswith("✓ right") for k, v in boxes(at).items() if k not in ("x", "dout"))
     assert any(s.value.startswith("Every line is right") for s in at.success)
+
+
+# --- the gradient check, the collapse and the rebuild, written by the learner ------------
+
+CHECK_ANSWERS = {step.name: step.answer for step in CHECK_STEPS}
+COLLAPSE_ANSWERS = {step.name: step.answer for step in COLLAPSE_STEPS}
+
+
+def test_no_check_or_collapse_answer_is_on_the_page_before_a_try():
+    """Except numeric's, sweep(P): the helper's call is its own description."""
+    text = said(open_page(BUILD_IT))
+    for name, answer in (CHECK_ANSWERS | COLLAPSE_ANSWERS).items():
+        assert name == "numeric" or answer not in text, answer
+
+
+def test_a_wrong_check_line_gets_the_grader_s_words():
+    at = typed(open_page(BUILD_IT), "L_minus", "nudge(W1, i, -eps)")
+    (error,) = at.error
+    assert "ε" in error.value or "eps" in error.value  # it names the step it got wrong
+    at = typed(at, "L_minus", CHECK_ANSWERS["L_minus"])
+    assert not at.error
+
+
+def test_the_learner_s_own_check_passes_their_pass_and_flags_a_planted_bug():
+    at = everything(open_page(BUILD_IT), ANSWERS | CHECK_ANSWERS)
+    assert not at.exception and not at.error
+    (table,) = [d.value for d in at.dataframe if "by your check" in " ".join(d.value.columns)]
+    assert list(table.index) == ["dW1", "db1", "dW2", "db2", "dx"]
+    assert table.iloc[:, 0].max() < 1e-6  # a right check of a right pass
+    text = said(at)
+    assert "Your check passes your backward pass" in text
+    assert "**flagged**" in text and "**missed**" not in text
+
+
+def test_the_check_waits_for_the_forward_and_backward_lines():
+    at = everything(open_page(BUILD_IT), CHECK_ANSWERS)
+    assert not at.error
+    assert not [d for d in at.dataframe if "by your check" in " ".join(d.value.columns)]
+    assert "Once these and your forward and backward lines are right" in said(at)
+
+
+def test_the_collapse_written_by_the_learner_says_both_gaps_from_independent_numbers():
+    at = everything(open_page(BUILD_IT), COLLAPSE_ANSWERS)
+    assert not at.exception and not at.error
+    x, W1, b1, W2, b2 = (LESSON.inputs()[n] for n in ("x", "W1", "b1", "W2", "b2"))
+    one = x @ (W1 @ W2) + (b1 @ W2 + b2)
+    with_relu = np.maximum(x @ W1 + b1, 0) @ W2 + b2
+    bent = float(np.abs(with_relu - one).max())
+    assert bent > 0.1  # the ReLU bends: the one matrix misses
+    text = said(at)
+    assert f"by {bent:.3g}" in text
+    (small,) = [w for w in text.split() if "e-" in w and w[0].isdigit()]
+    assert float(small.rstrip(":.")) < 1e-12  # without the ReLU: rounding only
+
+
+def test_a_shared_link_carries_the_check_and_collapse_lines_too():
+    at = everything(open_page(BUILD_IT), {"W_eff": "W1 @ W2", "L": "out.sum()"})
+    (share,) = [b for b in at.button if b.label.startswith("Put my lines in the address")]
+    link = share.click().run().query_params["lines"]
+    link = link[0] if isinstance(link, list) else link
+    reader = open_page(BUILD_IT, {"lines": link})
+    assert reader.text_input(key="typed_W_eff").value == "W1 @ W2"
+    assert reader.text_input(key="typed_L").value == "out.sum()"
+
+
+def test_the_rebuild_asks_the_shapes_before_it_shows_them():
+    at = open_page(BUILD_IT, {"build_h": "2C = 16"})
+    at = everything(at)
+    text = said(at) + " ".join(str(d.value) for d in at.dataframe)
+    assert "(2, 4, 16)" not in text and "(8, 16)" not in text
+    (asked,) = [r for r in at.radio if r.key == "guess_build_2c"]
+    at = asked.set_value("h (2, 4, 32), dW1 (8, 32)").run()
+    (table,) = [d.value for d in at.dataframe if "H = 2C" in " ".join(d.value.columns)]
+    assert table.loc["h", table.columns[0]] == "(2, 4, 16)"
+    assert table.loc["dW1", table.columns[0]] == "(8, 16)"
+    assert table.loc["dW2", table.columns[0]] == "(16, 8)"

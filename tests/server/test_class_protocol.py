@@ -496,6 +496,7 @@ def test_the_teacher_sees_how_many_students_have_each_line_of_build_it_right(app
     lesson.check([first.set("typed_dx", "dh_pre @ W1")], "student 0")  # wrong: not counted
     lesson.check([second.set("typed_h_pre", "x @ W1 + b1")], "student 1")
     lesson.check([second.set("typed_dx", "dh_pre @ W1.T")], "student 1")
+    lesson.check([second.set("typed_W_eff", "W1 @ W2")], "student 1")  # the collapse's line
 
     def counts() -> dict[str, int]:
         try:
@@ -503,8 +504,8 @@ def test_the_teacher_sees_how_many_students_have_each_line_of_build_it_right(app
         except KeyError:
             return {}
 
-    lesson.until(lambda: counts().get("h_pre") == 2 and counts().get("dx") == 1, counts)
-    assert counts()["h"] == 0
+    lesson.until(lambda: counts().get("h_pre") == 2 and counts().get("W_eff") == 1, counts)
+    assert counts()["h"] == 0 and counts()["dx"] == 1 and counts()["L"] == 0
     lesson.check([second.set("typed_h_pre", "x @ W1")], "student 1")  # wrong again
     lesson.until(lambda: counts().get("h_pre") == 1, counts)
     assert first.values["typed_dx"] == "dh_pre @ W1"  # each keeps their own lines
