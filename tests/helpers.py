@@ -151,7 +151,7 @@ ANSWERS = {
     NEURONS: {"guess_fire": "about half"},
     KEY_VALUE: {"guess_kv": "nothing"},
     ACTIVATIONS: {"guess_dead": "no, the same"},
-    BUILD_IT: {"guess_build_2c": "h (2, 4, 16), dW1 (8, 16)"},
+    BUILD_IT: {"build_h": "2C = 16", "guess_build_2c": "h (2, 4, 16), dW1 (8, 16)"},  # asked at 2C
     BACKPROP: {
         "guess_precision": "10⁻⁶ or smaller in float64, 10⁻² or worse in float32",
         "guess_dw1": "exactly zero",
