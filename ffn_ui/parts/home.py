@@ -17,6 +17,10 @@ LIMIT = 3.0  # the plane shows x₁, x₂ in [−3, 3]
 STEP = 0.25  # a token's coordinates move in quarters, by drag or slider
 ANGLE_STEP = 15  # a key turns in steps of 15°
 ANGLES = (45, -45)  # the lesson's keys [1, 1] and [1, −1]
+# The token starts clear of both keys' tips and labels, where one neuron fires (scores −1
+# and 1); the lesson's own x = [1, −1] would sit on key 2's tip.
+TOKEN = (0.0, -1.0)
+ASKED = (-2.0, -2.0)  # the point Home's question asks about
 
 
 def lesson_weights(angles: tuple[int, ...]) -> dict[str, np.ndarray]:

@@ -18,9 +18,11 @@ from ffn_ui.controls.url import bound_multiselect, bound_slider
 from ffn_ui.page.display import show
 
 GATED_NOTE = (
-    "With SwiGLU a neuron has two keys and no bias: its gate, a column of `W_gate`, says how "
-    "far it opens; its up, a column of `W_up`, gives a signed score. It writes "
-    "silu(gate) · up times its value, its row of `W_down`, and there is no b2."
+    "SwiGLU is a gated FFN with three matrices (see Activations). With it a neuron has two "
+    "keys and no bias: its gate, a column of `W_gate`, says how far it opens; its up, a "
+    "column of `W_up`, gives a signed score. It writes silu(gate) · up times its value, its "
+    "row of `W_down`, and there is no b2; silu(z) = z·σ(z), with σ the sigmoid, is a "
+    "smooth ReLU."
 )
 
 
@@ -101,7 +103,9 @@ def silent_write_question(name: str, score: float, h: float, token: str, toy) ->
             SILENT_WRITES[0],
             (
                 f"{act} passes nothing at or below zero: h = {act}({score:.3g}) = 0, so {name} "
-                "writes 0 × its value. Under GELU or SiLU it would still write a little."
+                "writes 0 × its value. A smooth activation such as GELU (a smooth ReLU that "
+                "dips just below 0 for negative scores: see Activations) would still let it "
+                "write a little, sign-flipped."
             ),
         )
     elif h == 0:  # a smooth bend scored exactly 0 (the Lesson's first key): 0 · Φ(0)
@@ -122,7 +126,7 @@ def silent_write_question(name: str, score: float, h: float, token: str, toy) ->
             ),
         )
     return Question(
-        f"Predict: {name} scores {score:.3g} for “{token}” and does not fire. Under {act}, "
+        f"Predict: {name} scores {score:.3g} for “{token}”, at or below 0. Under {act}, "
         "what does it write into the output?",
         "guess_kv",
         SILENT_WRITES,
@@ -192,7 +196,9 @@ def gated_match(toy, t: int, j: int, names: list[str]) -> np.ndarray:
         show(fig, toy.presenter)
     # What a closed gate passes on is section 2's question: said of an open one only.
     passed = float(get_activation("silu").fn(gate[j])) * up[j]
-    passes = f", so it passes silu(gate) · up = {passed:.4g}." if gate[j] > 0 else "."
+    passes = "."
+    if gate[j] > 0:
+        passes = f", so it passes silu(gate) · up = {passed:.4g} (silu(z) = z·σ(z), a smooth ReLU)."
     st.caption(
         f"**1. Match: how well “{toy.token_labels[t]}” fits each key.** "
         f"{int(np.sum(gate > 0))} of {toy.d_ff} gates are open (orange, above 0). "

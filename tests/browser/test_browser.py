@@ -131,17 +131,17 @@ def test_every_page_loads_cold_by_its_own_link_then_takes_a_random_walk(
 
 def test_home_slider_redraws_the_chart_and_the_link_reproduces_it(server, browser):
     page, reruns = open_page(browser, server.url, CHART_COUNTS["home"])
-    slider = nudge_slider(page, reruns, "token x₁")  # 1.0 -> 1.25, a quarter a step
+    slider = nudge_slider(page, reruns, "token x₁")  # 0.0 -> 0.25, a quarter a step
     expect(page.locator(".js-plotly-plot")).to_have_count(CHART_COUNTS["home"])
-    assert slider.get_attribute("aria-valuetext") == "1.25"
+    assert slider.get_attribute("aria-valuetext") == "0.25"
     # relu(x1 + x2), relu(x1 - x2), the diamonds of the second chart
-    assert settled_chart_y(page, 1, "scatter", [0.25, 2.25]) == [0.25, 2.25]
-    assert "x1=1.25" in page.url
+    assert settled_chart_y(page, 1, "scatter", [0.0, 1.25]) == [0.0, 1.25]
+    assert "x1=0.25" in page.url
 
     fresh, _ = open_page(browser, page.url, CHART_COUNTS["home"])
     token = fresh.get_by_role("slider", name="token x₁")
-    assert token.get_attribute("aria-valuetext") == "1.25"
-    assert chart_y(fresh, 1, "scatter") == [0.25, 2.25]
+    assert token.get_attribute("aria-valuetext") == "0.25"
+    assert chart_y(fresh, 1, "scatter") == [0.0, 1.25]
     page.close()
     fresh.close()
 
@@ -206,7 +206,7 @@ TOKEN_MARKER_Y = """() => {
 def test_a_presenter_link_on_a_projector_gives_the_lesson_the_width(server, browser, name):
     """Opened cold by a ?presenter=true&contrast=true link at 1024 x 768: the sidebar
     starts closed, and the page passes the presenter checks; its text stays large on a
-    wider screen. On Home the sliders sit beside the plane, so the token at (1, −1) is on
+    wider screen. On Home the sliders sit beside the plane, so the token at (0, −1) is on
     the first screen (under the sliders, the plane was cut at x₂ ≈ −0.8)."""
     url = f"{server.url}/{PAGES[name]}?presenter=true&contrast=true"
     page, _ = open_page(browser, url, CHART_COUNTS[name], viewport=PROJECTOR)

@@ -54,7 +54,7 @@ def relu_output(x: np.ndarray, angles: tuple[float, float]) -> str:
 def test_dragging_the_token_across_a_boundary_makes_its_neuron_fire(server, browser):
     page, reruns = open_page(browser, server.url, CHART_COUNTS["home"])
     expect(page.get_by_text("Drag the token")).to_be_visible()
-    assert output(page) == "[0.0, 2.0]"  # x = (1, −1): neuron 1 scores 0, silent
+    assert output(page) == "[0.0, 1.0]"  # x = (0, −1): neuron 1 scores −1, silent
     drag(page, reruns, (-1.0, -2.0), (1.5, 0.5))  # a press away from the token jumps it
     assert settled(page, lambda: output(page), "[2.0, 1.0]") == "[2.0, 1.0]"  # neuron 1 fires
     assert page.get_by_role("slider", name="token x₁").get_attribute("aria-valuetext") == "1.50"
@@ -81,7 +81,7 @@ def test_the_keyboard_makes_the_same_changes(server, browser):
             slider.focus()
             page.keyboard.press("ArrowRight")
             reruns.wait_for_more_than(before, page)
-    expected = relu_output(np.array([1.0, 0.5]), (90, -45))  # x₂ −1 → 0.5, key 1 45° → 90°
+    expected = relu_output(np.array([0.0, 0.5]), (90, -45))  # x₂ −1 → 0.5, key 1 45° → 90°
     assert settled(page, lambda: output(page), expected) == expected
 
 

@@ -18,11 +18,18 @@ def plotted_output(at) -> np.ndarray:
     return decode(marker["y"])
 
 
-def test_home_runs_and_shows_the_lesson_output(home):
+def test_home_runs_and_shows_its_first_token_s_output(home):
+    """The token starts at (0, −1), clear of both keys' tips (the lesson's x = [1, −1] sat
+    on key 2's, hiding its handle): neuron 1 scores −1, neuron 2 scores 1."""
     home.run()
     assert not home.exception
-    assert home.metric[0].value == "[0.0, 2.0]"
-    np.testing.assert_array_equal(plotted_output(home), [0.0, 2.0])
+    assert [home.slider(key="x1").value, home.slider(key="x2").value] == [0.0, -1.0]
+    assert home.metric[0].value == "[0.0, 1.0]"
+    np.testing.assert_array_equal(plotted_output(home), [0.0, 1.0])
+    traces = chart_traces(home)[0]
+    (tips,) = [t for t in traces if str(t.get("name", "")).startswith("each key's tip")]
+    tips = np.stack([decode(tips["x"]), decode(tips["y"])], axis=1)
+    assert np.linalg.norm(tips - [0.0, -1.0], axis=1).min() >= 1.0  # a unit from each tip
 
 
 @pytest.mark.parametrize(("x1", "x2"), [(2.0, 2.0), (-1.5, 0.5), (3.0, -3.0)])
@@ -52,9 +59,9 @@ def test_a_bad_link_value_falls_back_with_a_visible_note(home, raw):
     home.query_params["x1"] = raw
     home.run()
     assert not home.exception
-    assert home.slider(key="x1").value == 1.0
+    assert home.slider(key="x1").value == 0.0
     assert any(
-        f"address set x1 to `{raw}`" in w.value and "using `1.0`" in w.value for w in home.warning
+        f"address set x1 to `{raw}`" in w.value and "using `0.0`" in w.value for w in home.warning
     )
 
 
@@ -77,11 +84,47 @@ def all_text(at) -> str:
     return " ".join(e.value for e in [*at.markdown, *at.caption])
 
 
-def test_the_neurons_are_described_by_the_half_plane_where_they_fire(home):
+def test_the_neurons_are_described_by_the_half_plane_where_they_fire_once_guessed(home):
+    """Where each neuron fires answers the question (x = [−2, −2] is in neither half):
+    the rule is said after the guess, never before."""
     home.run()
+    before = all_text(home)
+    assert "x₁ + x₂ > 0" not in before and "x₁ > x₂" not in before
+    assert "score is above 0" not in before
+    home.radio(key="guess_home").set_value("both").run()
     text = all_text(home)
     assert "wherever x₁ + x₂ > 0" in text and "wherever x₁ > x₂" in text
     assert "agreeing" not in text and "pulling apart" not in text  # the old, false reading
+
+
+def test_the_token_on_the_question_s_point_shows_no_readout_until_the_guess(home):
+    """Dragged to x = [−2, −2] before the guess, the output, the scores and who fires
+    would answer the question: they wait for it; anywhere else they are live."""
+    home.query_params.update({"x1": "-2", "x2": "-2"})
+    home.run()
+    assert not home.metric and not home.dataframe
+    assert len(chart_traces(home)) == 1  # the plane alone: no writes figure
+    words = all_text(home) + " ".join(t.value for t in home.text)
+    assert "euron 1 scores" not in words and "stays silent" not in words
+    assert "[0.0, 0.0]" not in words
+    assert "−4" not in words and "-4" not in words
+    home.radio(key="guess_home").set_value("neuron 2").run()
+    assert home.metric[0].value == "[0.0, 0.0]"
+    np.testing.assert_array_equal(plotted_output(home), [0.0, 0.0])
+    assert list(home.dataframe[0].value.loc["fires? (z > 0)"]) == ["no", "no"]
+
+
+def test_near_the_question_s_point_the_readout_is_live(home):
+    home.query_params.update({"x1": "-2", "x2": "-1.75"})
+    home.run()
+    np.testing.assert_allclose(plotted_output(home), [0.0, 0.0])  # −3.75 and −0.25
+    assert home.metric[0].value == "[0.0, 0.0]" and home.dataframe
+
+
+def test_the_first_line_says_a_key_is_the_neuron_s_pattern_not_attention_s(home):
+    home.run()
+    (lede,) = [m.value for m in home.markdown if "feed-forward network scores" in m.value]
+    assert "the pattern that neuron looks for" in lede and "not attention's key" in lede
 
 
 def inside(polygon_x, polygon_y, point) -> bool:
