@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ffn_core.activations import ACTIVATIONS
 from ffn_core.analysis import bend_statistics, swiglu_statistics
 from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
@@ -29,18 +30,25 @@ INTRO = (
     "(2017), cuts every negative score to exactly 0. GELU, used by BERT and GPT-2, weighs "
     "each score by how likely a standard normal value is to lie below it, so it bends "
     "smoothly and outputs small negative values for negative scores (never below about "
-    "{lowest}, at z ≈ {lowest_at}). SiLU (Swish) is similar, and Llama's SwiGLU uses it "
-    "as a gate. A smooth bend has a nonzero slope almost everywhere: a neuron just below "
-    "zero still gets a gradient and can recover, where a ReLU neuron gets none. GELU's "
-    "slope is {slope_at_0} at z = 0; it falls to 0 at z ≈ {lowest_at}, where GELU is "
-    "lowest, then turns negative, lowest about {steepest} near z ≈ {steepest_at}, and "
-    "fades back to 0 further down."
+    "{lowest}, at z ≈ {lowest_at}). SiLU (Swish), z · σ(z) with σ the sigmoid, is "
+    "similar, and Llama's SwiGLU uses it as a gate. A smooth bend has a nonzero slope "
+    "almost everywhere: a neuron just below zero still gets a gradient and can recover, "
+    "where a ReLU neuron gets none. GELU's slope is {slope_at_0} at z = 0; it falls to 0 "
+    "at z ≈ {lowest_at}, where GELU is lowest, then turns negative, lowest about "
+    "{steepest} near z ≈ {steepest_at}, and fades back to 0 further down."
 )
 
 toy = setup("Activations", "Activations: why the bend matters", LEDE)
 curves_section(toy.presenter)  # the curves, their controls beside them
 dip = {name: number(value) for name, value in vars(gelu_dip()).items()}
 explained(INTRO.format(**dip), toy.presenter)
+st.dataframe(  # every activation's facts, as the core keeps them
+    pd.DataFrame(
+        {"act(z)": a.formula, "slope act′(z)": a.slope, "what it is": a.about}
+        for a in ACTIVATIONS.values()
+    ).set_axis([a.label for a in ACTIVATIONS.values()]),
+    column_config={"what it is": st.column_config.TextColumn(width="large")},
+)
 
 st.subheader("SwiGLU: a gate with two inputs")
 st.markdown(
@@ -70,12 +78,14 @@ st.caption(f"At your d_model = {d}:")
 st.dataframe(table)
 
 st.subheader("Every activation on the same weights")
+silent = " and ".join(a.label for a in ACTIVATIONS.values() if a.zero_below)
+leaky = " and ".join(a.label for a in ACTIVATIONS.values() if a.bends and not a.zero_below)
 st.markdown(
     "The current model's scores (x·W1 + b1, or SwiGLU's gate scores x·W_gate), passed "
     "through each activation in turn. A neuron is *dead* on this batch when its "
     "activation's slope is zero at every token: no gradient reaches its key, so training "
-    "cannot move it. ReLU's slope is zero for every negative score; GELU's and SiLU's only "
-    "at one single score each."
+    f"cannot move it. The slope of {silent} is zero at every score of 0 or below; that of "
+    f"{leaky} only at one single score each."
     + (
         " SwiGLU's row passes silu(gate) · up: its slope is zero in both inputs only where "
         "gate and up are both exactly 0."
@@ -101,13 +111,11 @@ question = Question(
         "below 0."
         if relu_dead
         else f"each neuron scores above 0 on at least one of the {count(toy.T, 'token')}, so "
-        "even ReLU has none dead here. With one token (the button “A batch with dead ReLU "
-        "neurons” sets one) ReLU has many and GELU about none."
+        "even ReLU has none dead here. With one token (the button “One token, d_ff = 64” "
+        "sets one) ReLU has many and GELU about none."
     ),
 )
-model_preset_button(
-    st, "A batch with dead ReLU neurons: one token, d_ff = 64", tokens="random", T=1, d_ff=64
-)
+model_preset_button(st, "One token, d_ff = 64", tokens="random", T=1, d_ff=64)
 if predicted(question, setting=(toy.d_model, toy.d_ff, toy.T, float(h_pre.sum()))):
     shares = stats.drop(columns="dead neurons")
     show(

@@ -65,23 +65,23 @@ with controls:
 steps = ffn_backward_steps(dout, cache)  # the core's own steps: dh, the slope, dh_pre
 grads = steps.gradients()
 dout2d = dout.reshape(-1, C)
-relu = toy.activation == "relu"
-chain, maps, rows, neurons = backward_steps(steps, toy.activation, toy.activation_label, B, T)
-silent = first_silent(cache.h_pre[0]) if relu else None  # (j, margin) on the first token
+bend = toy.bend  # the activation and its facts
+chain, maps, rows, neurons = backward_steps(steps, bend, B, T)
+silent = first_silent(cache.h_pre[0]) if bend.zero_below else None  # (j, margin) on the first token
 answered = silent is None or predicted(
-    silent_key_question(*silent), setting=silent, container=asked
+    silent_key_question(*silent, bend), setting=silent, container=asked
 )
 if not answered:  # the gate and dh_pre answer the question: held back, with all made from them
     gate, dh_pre = chain[1], chain[2]  # titled without the gate's 0 or 1
-    chain[1] = figures.Panel("ReLU's slope at h_pre", None, gate.what, gate.gate)
+    chain[1] = figures.Panel(f"{bend.label}'s slope at h_pre", None, gate.what, gate.gate)
     chain[2] = figures.Panel("dh_pre = dh × that slope", None, dh_pre.what)
 marked = (0, silent[0]) if silent and silent[0] < len(neurons) else None
 with picture:
-    title = "Back through the gate" if relu else "Back through the slope"
+    title = "Back through the gate" if bend.gate else "Back through the slope"
     show(figures.stacked_maps(chain, rows, neurons, title, marked), toy.presenter)
 with controls:
     if answered:
-        st.caption(gate_notice(relu))
+        st.caption(gate_notice(bend))
 explained(INTRO, toy.presenter)
 
 st.subheader("1. The forward pass and its cache")
@@ -113,6 +113,6 @@ if predicted(PRECISION):
 st.subheader("4. Exercise: move a silent neuron's key")
 # copies: a fragment keeps its arguments, and a view would keep the whole model alive
 first = [a.copy() for a in (x.reshape(-1, C)[0], W1, b1, W2, b2, dout2d[0])]
-silent_exercise(first, silent, relu, answered, toy.presenter)
+silent_exercise(first, silent, bend.gate, answered, toy.presenter)
 
 next_step("app_pages/Backprop.py")

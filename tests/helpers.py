@@ -63,6 +63,7 @@ SCALAR_ACTIVATIONS = {
     "gelu": lambda z: z * 0.5 * math.erfc(-z / math.sqrt(2.0)),
     "gelu_tanh": lambda z: _gelu_tanh_scalar(z),
     "silu": _silu_scalar,
+    "relu_squared": lambda z: z * z if z > 0 else 0.0,
     "identity": lambda z: z,
 }
 

@@ -18,25 +18,11 @@ import nbformat
 import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
+from ffn_core.activations import get_activation
 from ffn_core.init import init_weights
 from ffn_core.tokens import embed_words
 
 WRITTEN_OUT = 400  # numbers an array may have to be written out in the notebook
-ACTIVATION_CODE = {
-    "relu": ("relu(z) = max(z, 0)", "def act(z):\n    return np.maximum(z, 0.0)"),
-    "gelu": (
-        "GELU(z) = z · Φ(z), Φ the standard normal's distribution, through erf",
-        "from math import erf\n\n_erf = np.vectorize(erf)\n\n\ndef act(z):\n"
-        "    return 0.5 * z * (1.0 + _erf(z / np.sqrt(2.0)))",
-    ),
-    "gelu_tanh": (
-        "GELU's tanh approximation, as GPT-2 writes it",
-        "def act(z):\n    return 0.5 * z * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * "
-        "(z + 0.044715 * z**3)))",
-    ),
-    "silu": ("SiLU(z) = z · sigmoid(z)", "def act(z):\n    return z / (1.0 + np.exp(-z))"),
-    "identity": ("no activation: act(z) = z", "def act(z):\n    return z"),
-}
 SILU = "def silu(z):\n    return z / (1.0 + np.exp(-z))"
 
 
@@ -165,7 +151,8 @@ def model_cells(
                  "print(out.round(6))"),
         ]  # fmt: skip
         return cells
-    said, act = ACTIVATION_CODE[ffn]
+    bend = get_activation(ffn)  # its formula and its code live with the activation
+    said, act = f"act(z) = {bend.formula} ({bend.label})", bend.code
     cells += [
         md(f"## The forward pass\nTwo linear layers with {said} between them; the cache "
            "keeps h_pre and h for the backward pass."),

@@ -16,20 +16,10 @@ from dataclasses import dataclass, field
 import nbformat
 import numpy as np
 
+from ffn_core.activations import get_activation
 from ffn_ui.notebook.cells import checks_cell, code, md, model_cells, notebook
 
 Section = tuple[list[nbformat.NotebookNode], dict[str, str]]  # cells, and what `checks` holds
-# Each activation's slope, as the backward pass needs it.
-SLOPE_CODE = {
-    "relu": "def act_slope(z):\n    return (z > 0).astype(float)",
-    "gelu": "def act_slope(z):\n    phi = np.exp(-0.5 * z**2) / np.sqrt(2 * np.pi)\n"
-    "    return 0.5 * (1.0 + _erf(z / np.sqrt(2.0))) + z * phi",
-    "gelu_tanh": "def act_slope(z):\n    c = np.sqrt(2.0 / np.pi)\n"
-    "    t = np.tanh(c * (z + 0.044715 * z**3))\n"
-    "    return 0.5 * (1 + t) + 0.5 * z * (1 - t**2) * c * (1 + 3 * 0.044715 * z**2)",
-    "silu": "def act_slope(z):\n    s = 1.0 / (1.0 + np.exp(-z))\n    return s * (1 + z * (1 - s))",
-    "identity": "def act_slope(z):\n    return np.ones_like(z)",
-}
 
 
 @dataclass(frozen=True)
@@ -152,7 +142,7 @@ def backprop(view: View) -> Section:
         md("## The backward pass\nFrom dout back through W2, the activation's slope and "
            "W1: each gradient has the shape of its quantity."),
         code(f"G = np.random.default_rng({seed}).standard_normal(out.shape)  # dout\n\n\n"
-             f"{SLOPE_CODE[view.ffn]}\n\n\n"
+             f"{get_activation(view.ffn).slope_code}\n\n\n"
              "def ffn_backward(dout, h_pre, h):\n"
              "    dW2 = h.T @ dout  # (d_ff, d_model)\n    db2 = dout.sum(axis=0)\n"
              "    dh = dout @ W2.T  # (T, d_ff)\n"

@@ -8,16 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ffn_core import forms
+from ffn_core.activations import LABELS, Activation, get_activation
 
-# What the sidebar shows -> the core's names: an activation between W1 and W2, or SwiGLU,
-# the gated FFN (ffn_core.forms). Short labels keep URLs readable.
-ACTIVATION_LABELS = {
-    "ReLU": "relu",
-    "GELU": "gelu",
-    "GELU-tanh": "gelu_tanh",
-    "SiLU": "silu",
-    "none": "identity",
-}
+# What the sidebar shows -> the core's names: each activation's label (ffn_core.activations),
+# then SwiGLU, the gated FFN (ffn_core.forms). Short labels keep URLs readable.
+ACTIVATION_LABELS = LABELS
 FFN_LABELS = {**ACTIVATION_LABELS, "SwiGLU": "swiglu"}
 MAX_EDIT = 16  # weights are editable in tables up to d_model, d_ff <= 16
 
@@ -54,6 +49,12 @@ class Toy:
     def gated(self) -> bool:
         """SwiGLU: three matrices, no biases, and a gate instead of an activation."""
         return forms.is_gated(self.activation)
+
+    @property
+    def bend(self) -> Activation:
+        """The plain FFN's activation and its facts (ffn_core.activations); SwiGLU's gate,
+        SiLU, when gated."""
+        return get_activation(forms.GATES.get(self.activation, self.activation))
 
     @property
     def cost_kind(self) -> str:

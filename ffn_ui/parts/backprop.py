@@ -73,7 +73,7 @@ def shapes_table(quantities: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("quantity")
 
 
-def backward_steps(steps, activation: str, activation_label: str, B: int, T: int):
+def backward_steps(steps, bend, B: int, T: int):
     """The backward pass's maps, read from the core's own steps (ffn_backward_steps): the
     chain through the gate (dh, the gate or the activation's slope, dh_pre) as Panels, then
     the gradients made from it and from dout, as (title, values, row labels, column
@@ -83,19 +83,17 @@ def backward_steps(steps, activation: str, activation_label: str, B: int, T: int
     C, H = steps.db2.shape[0], dh.shape[1]
     n, k, c = min(B * T, MAX_SHOWN), min(H, MAX_SHOWN), min(C, MAX_SHOWN)
     rows, neurons, coords = position_labels(B, T)[:n], labels("n", k), labels("c", c)
-    relu = activation == "relu"
+    gate = bend.gate  # a slope of only 0 or 1 gates dh
     chain = [
         figures.Panel("dh = dout · W2ᵀ", dh[:n, :k], "dh"),
         figures.Panel(
-            "the gate: 1 where h_pre > 0, else 0"
-            if relu
-            else f"{activation_label}'(h_pre), the slope",
+            "the gate: 1 where h_pre > 0, else 0" if gate else f"{bend.label}'(h_pre), the slope",
             deriv[:n, :k],
-            "gate" if relu else "slope",
-            gate=relu,
+            "gate" if gate else "slope",
+            gate=gate,
         ),
         figures.Panel(
-            "dh_pre = dh × gate" if relu else f"dh_pre = dh × {activation_label}'(h_pre)",
+            "dh_pre = dh × gate" if gate else f"dh_pre = dh × {bend.label}'(h_pre)",
             dh_pre[:n, :k],
             "dh_pre",
         ),
@@ -110,13 +108,20 @@ def backward_steps(steps, activation: str, activation_label: str, B: int, T: int
     return chain, maps, rows, neurons
 
 
-def gate_notice(relu: bool) -> str:
+def gate_notice(bend) -> str:
     """What the chain's last map shows, said once its question is answered."""
-    if relu:
+    if bend.gate:
         return (
             "Notice: dh_pre is zero wherever the gate is 0, however large dh is there, so no "
             "gradient reaches that neuron's key (its column of dW1) from that position."
         )
+    if bend.zero_below:
+        return (
+            f"Notice: dh_pre is zero wherever h_pre ≤ 0, where {bend.label}'s slope is 0, "
+            "however large dh is there; above 0 it is dh scaled by the slope."
+        )
+    if not bend.bends:
+        return "Notice: the slope is 1 everywhere, so dh_pre is dh itself."
     return (
         "Notice: a smooth activation has a nonzero slope almost everywhere, so a little "
         "gradient passes even where h_pre < 0."
@@ -203,24 +208,32 @@ def first_silent(h_pre0: np.ndarray) -> tuple[int, float] | None:
     return (int(silent[0]), float(-h_pre0[silent[0]])) if len(silent) else None
 
 
-def scored(j: int, margin: float) -> str:
-    """Neuron j's score on the first token, in words: on ReLU's kink, or below it."""
+def scored(j: int, margin: float, label: str = "ReLU", kink: bool = True) -> str:
+    """Neuron j's score on the first token, in words: exactly 0 (on a kink), or below."""
     if margin == 0:
-        return f"n{j + 1} scores exactly 0 on the first token: it sits on ReLU's kink"
+        at = f"it sits on {label}'s kink" if kink else f"where {label} starts to rise"
+        return f"n{j + 1} scores exactly 0 on the first token: {at}"
     return f"n{j + 1} scores {-margin:.4g} on the first token".replace("-", "−")
 
 
-def silent_key_question(j: int, margin: float) -> Question:
+def silent_key_question(j: int, margin: float, bend) -> Question:
     """The page's question about neuron j (0-based), silent on the first token (it scores
-    −margin, 0 or below), outlined on the first figure."""
+    −margin, 0 or below) under an activation that is exactly 0 there, outlined on the
+    first figure."""
+    at_zero = (
+        f"{bend.label}'s slope at its kink is taken as 0"
+        if bend.kink
+        else f"{bend.label}'s slope there is {bend.slope} = 0"
+    )
     return Question(
-        f"Predict: neuron {scored(j, margin)} (outlined), so ReLU passes nothing. What is "
+        f"Predict: neuron {scored(j, margin, bend.label, bend.kink)} (outlined), so "
+        f"{bend.label} passes nothing. What is "
         f"this token's share of dW1's column for n{j + 1}, the gradient of its key?",
         "guess_dw1",
         ("exactly zero", "small, but not zero", "as large as for a firing neuron"),
         answer="exactly zero",
-        why="ReLU's gate is 0 there (at exactly 0 too: ReLU's slope at its kink is taken as "
-        "0), so dh_pre = dh × 0 = 0 and dW1[:, j] = x · dh_pre = 0: the loss does not change "
+        why=f"{bend.label}'s slope is 0 there (at exactly 0 too: {at_zero}), so "
+        "dh_pre = dh × 0 = 0 and dW1[:, j] = x · dh_pre = 0: the loss does not change "
         "as the key moves, until the score rises above zero.",
     )
 
@@ -347,7 +360,7 @@ def half_width(C: int, T: int) -> None:
 
 def no_kink(toy) -> str:
     """Why Backprop offers no kink to put a score on: the activation has none."""
-    if toy.activation == "identity":
+    if not toy.bend.bends:
         return "No kink here: the identity is a straight line."
     return (
         f"No kink here: {toy.activation_label} bends smoothly through 0, so its slope never "

@@ -3,6 +3,8 @@ and where a page takes its one-line explanation of a term on first use."""
 
 from __future__ import annotations
 
+from ffn_core.activations import ACTIVATIONS
+
 NOTATION = {
     "d_model = C = D": "the width of a token's vector. The NumPy lesson writes C, the by-hand "
     "lesson D (the two lessons this app was built from); the sidebar says d_model.",
@@ -28,10 +30,6 @@ TERMS = {
     "dead neuron": "a neuron whose gradient is zero on every token of a batch: training cannot "
     "change its key. With ReLU that happens whenever its score is at or below zero on every "
     "token.",
-    "ReLU": "max(0, z): the original Transformer's bend; exactly 0 below zero.",
-    "GELU": "z · Φ(z), Φ the standard normal CDF: a smooth ReLU (BERT, GPT-2). GPT-2 computes "
-    "it with a tanh approximation (GELU-tanh).",
-    "SiLU (Swish)": "z · σ(z), σ the sigmoid: another smooth ReLU.",
     "SwiGLU": "silu(x·W_gate) × (x·W_up), then ·W_down: a gated FFN with three matrices and no "
     "biases (Llama, Mistral, Qwen, Gemma's variant uses GELU); d_ff ≈ 8/3 · d_model keeps its "
     "parameters level with a 4× FFN. Choose it in the sidebar as the FFN.",
@@ -104,3 +102,6 @@ TERMS = {
     "mixture of experts": "E FFNs (experts) and a router; each token goes to its k most "
     "probable experts (Mixtral 8×7B: E = 8, k = 2).",
 }
+
+# Each activation's entry, from its record: its formula, then what it is.
+TERMS.update({a.label: f"{a.formula}: {a.about}." for a in ACTIVATIONS.values() if a.bends})

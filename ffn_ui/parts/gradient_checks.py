@@ -53,12 +53,16 @@ def plain_check(toy, x: np.ndarray, weights: dict, cache, dout: np.ndarray) -> N
             f"have {entries:,}. Use the preset or smaller sizes to check."
         )
         return
-    relu = toy.activation == "relu"
+    bend = toy.bend  # a kink is where a nudge of ±ε can straddle the bend
     left, mid, right = st.columns(3)
     eps = bound_select_slider("ε", "eps", EPSILONS, 1e-6, power_of_ten, left)
     float32 = bound_toggle("compute in float32", "f32", False, mid)
-    kink = bound_toggle("put one score on ReLU's kink", "kink", False, right) if relu else False
-    if not relu:  # said, not greyed out: a disabled control's label is too faint to read
+    kink = (
+        bound_toggle(f"put one score on {bend.label}'s kink", "kink", False, right)
+        if bend.kink
+        else False
+    )
+    if not bend.kink:  # said, not greyed out: a disabled control's label is too faint to read
         right.caption(no_kink(toy))
     dtype_name = "float32" if float32 else "float64"
     if kink:
@@ -76,12 +80,12 @@ def plain_check(toy, x: np.ndarray, weights: dict, cache, dout: np.ndarray) -> N
         "the numerical one: the nudge did not change the loss at all). Blue: within 1e-6, a "
         "correct backward pass. Yellow: within 1e-4. Red: above."
     )
-    near = int(np.sum(np.abs(cache.h_pre) < eps)) if relu and not kink else 0
+    near = int(np.sum(np.abs(cache.h_pre) < eps)) if bend.kink and not kink else 0
     if near:  # the Lesson preset's x = [1, −1] puts neuron 1's score exactly on 0
         st.caption(
             f"{near} of the {cache.h_pre.size} scores h_pre {'is' if near == 1 else 'are'} "
-            "within ε of ReLU's kink at 0 already: a nudge of ±ε straddles the bend there, "
-            "so the check can report a large error for a correct backward pass."
+            f"within ε of {bend.label}'s kink at 0 already: a nudge of ±ε straddles the bend "
+            "there, so the check can report a large error for a correct backward pass."
         )
     sweep, sample = form_sweep(x, weights, toy.activation, dtype_name, 0)
     if sample:

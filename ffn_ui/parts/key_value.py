@@ -89,8 +89,8 @@ SILENT_WRITES = ("nothing", "a little, its value sign-flipped", "its value, time
 def silent_write_question(name: str, score: float, h: float, token: str, toy) -> Question:
     """Does neuron `name`, which scored `score` ≤ 0 for `token`, still write? Under ReLU no;
     under GELU or SiLU a little, the other way; with no activation, all of its score."""
-    act = toy.activation_label
-    if toy.activation == "identity":
+    act, bend = toy.activation_label, toy.bend
+    if not bend.bends:
         answer, why = (
             SILENT_WRITES[2],
             (
@@ -98,7 +98,7 @@ def silent_write_question(name: str, score: float, h: float, token: str, toy) ->
                 "its value: a neuron that misses pushes the other way as hard as it scored."
             ),
         )
-    elif h == 0 and toy.activation == "relu":
+    elif bend.zero_below:
         answer, why = (
             SILENT_WRITES[0],
             (

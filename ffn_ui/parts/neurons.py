@@ -27,13 +27,19 @@ GATED_NOTE = (
     "input (though tiny far down)."
 )
 
-NO_THRESHOLD = {  # why Neurons offers no threshold under these activations
-    "relu": "ReLU outputs exactly 0 for a score of 0 or below, so a neuron fires only when "
-    "its score is above 0: no threshold needed. GELU, SiLU and SwiGLU let small values "
-    "leak through, so they offer one.",
-    "identity": "With no activation every score passes through unchanged, negatives too, so "
-    "no neuron is silenced; “fires” here marks the scores above 0, to compare with ReLU.",
-}
+
+def no_threshold(bend) -> str:
+    """Why Neurons offers no threshold under an activation that is exactly 0 at and below 0,
+    or is no bend at all."""
+    if not bend.bends:
+        return (
+            "With no activation every score passes through unchanged, negatives too, so no "
+            "neuron is silenced; “fires” here marks the scores above 0, to compare with ReLU."
+        )
+    return (
+        f"{bend.label} outputs exactly 0 for a score of 0 or below, so a neuron fires only "
+        "when its score is above 0: no threshold needed."
+    )
 
 
 @dataclass(frozen=True)
@@ -119,9 +125,9 @@ def view_controls(toy, layer: Layer) -> tuple[str, float, bool, bool]:
     views = list(layer.views)
     view = bound_select("show", "view", views, views[0], radio=True, horizontal=True)
     st.caption("  \n".join(VIEWS[v] for v in views))  # one line each
-    smooth = toy.activation not in ("relu", "identity")
+    leaks = toy.gated or (toy.bend.bends and not toy.bend.zero_below)  # never exactly 0
     # A control that cannot act is not drawn greyed out (too faint to read): a line says why.
-    if smooth:
+    if leaks:
         threshold = bound_slider(
             "fires above",
             "thr",
@@ -129,12 +135,13 @@ def view_controls(toy, layer: Layer) -> tuple[str, float, bool, bool]:
             1.0,
             0.0,
             0.01,
-            help="GELU, SiLU and SwiGLU are never exactly 0: a threshold ignores neurons "
-            "that barely leak (for SwiGLU, by the size of silu(gate) · up).",
+            help=f"{toy.activation_label} lets small values through where ReLU passes 0: a "
+            "threshold ignores neurons that barely leak"
+            + (" (by the size of silu(gate) · up)." if toy.gated else "."),
         )
     else:
         threshold = 0.0
-        st.caption(NO_THRESHOLD[toy.activation])
+        st.caption(no_threshold(toy.bend))
     scores = view != views[0]  # every score, the negative ones most of all
     if scores:
         st.caption(

@@ -15,11 +15,53 @@ WIDE = np.concatenate([np.linspace(-40, 40, 801), np.linspace(-3, 3, 601), [-1e-
 
 
 def test_registry_holds_the_contract_names_with_labels_and_formulas():
-    assert set(ACTIVATIONS) == {"relu", "gelu", "gelu_tanh", "silu", "identity"}
+    assert set(ACTIVATIONS) == {"relu", "gelu", "gelu_tanh", "silu", "relu_squared", "identity"}
     for name, act in ACTIVATIONS.items():
         assert act.name == name
-        assert act.label and act.formula
+        assert act.label and act.formula and act.slope and act.about
         assert callable(act.fn) and callable(act.derivative)
+    assert len({a.label for a in ACTIVATIONS.values()}) == len(ACTIVATIONS)  # one per label
+
+
+# Each record's facts, read off its own function on a grid: what a page says of an
+# activation (silent below 0, a kink, a 0-or-1 gate, a straight line) must be so.
+GRID = np.concatenate([np.linspace(-6, 6, 1201), [-1e-9, 0.0, 1e-9]])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_record_s_facts_hold_for_its_function(name):
+    act = ACTIVATIONS[name]
+    below = GRID[GRID <= 0]
+    silent = np.all(act.fn(below) == 0) and np.all(act.derivative(below) == 0)
+    assert act.zero_below == silent
+    step = 1e-7  # the slope on either side of 0: a jump there is a kink
+    jump = abs(float(act.derivative(np.array(step)) - act.derivative(np.array(-step))))
+    assert act.kink == (jump > 0.5)
+    assert act.gate == (set(np.unique(act.derivative(GRID)).tolist()) == {0.0, 1.0})
+    straight = np.allclose(act.fn(GRID), GRID * float(act.derivative(np.array(0.0))))
+    assert act.bends == (not straight)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_record_s_notebook_code_is_its_function(name):
+    """The plain NumPy a notebook writes (no SciPy) gives the core's values and slopes."""
+    scope = {"np": np}
+    exec(ACTIVATIONS[name].code + "\n" + ACTIVATIONS[name].slope_code, scope)
+    z = np.linspace(-8, 8, 1601)
+    np.testing.assert_allclose(scope["act"](z), ACTIVATIONS[name].fn(z), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        scope["act_slope"](z[np.abs(z) > 1e-9]),
+        ACTIVATIONS[name].derivative(z[np.abs(z) > 1e-9]),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+
+
+def test_squared_relu_is_relu_times_itself_with_twice_relu_as_its_slope():
+    z = np.array([-3.0, -0.5, 0.0, 0.25, 2.0])
+    act = get_activation("relu_squared")
+    np.testing.assert_array_equal(act.fn(z), [0.0, 0.0, 0.0, 0.0625, 4.0])
+    np.testing.assert_array_equal(act.derivative(z), [0.0, 0.0, 0.0, 0.5, 4.0])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -60,6 +102,7 @@ def test_derivative_matches_float64_centred_differences(name):
     [
         ("relu", lambda z: (z > 0).astype(float)),
         ("identity", np.ones_like),
+        ("relu_squared", lambda z: np.where(z > 0, 2 * z, 0.0)),
         # silu'(z) = sigma(z) + z sigma(z) (1 - sigma(z)), written differently from the core
         ("silu", lambda z: 1 / (1 + np.exp(-z)) + z * np.exp(-z) / (1 + np.exp(-z)) ** 2),
     ],
@@ -82,8 +125,9 @@ def test_large_inputs_stay_finite_without_warnings(name):
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         y, dy = act.fn(z), act.derivative(z)
     assert np.all(np.isfinite(y)) and np.all(np.isfinite(dy))
-    # Every activation here is the identity far to the right.
-    np.testing.assert_allclose(y[-3:], z[-3:], rtol=1e-12)
+    # Far to the right each is its scalar reference: z itself, or z² for Squared ReLU.
+    expected = [SCALAR_ACTIVATIONS[name](float(v)) for v in z[-3:]]
+    np.testing.assert_allclose(y[-3:], expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -104,7 +148,7 @@ def test_float32_agrees_with_float64(name):
 
 
 def test_unknown_activation_names_the_known_ones():
-    with pytest.raises(ValueError, match="relu, gelu, gelu_tanh, silu, identity"):
+    with pytest.raises(ValueError, match="relu, gelu, gelu_tanh, silu, relu_squared, identity"):
         get_activation("tanh")
 
 

@@ -89,7 +89,10 @@ def test_single_position_takes_the_outer_product_path_and_agrees(rng):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize(("lead", "d_model", "d_ff"), SHAPES)
 def test_gradient_check_passes_below_1e_6(rng, name, lead, d_model, d_ff):
-    x, W1, b1, W2, b2 = away_from_relu_kink(rng, lead, d_model, d_ff)
+    # Squared ReLU's slope 2z is tiny for a score just above 0, and so is what its neuron
+    # adds to dW1: a relative error of a tiny entry is its rounding, so keep scores off 0.
+    margin = 0.05 if name == "relu_squared" else 1e-3
+    x, W1, b1, W2, b2 = away_from_relu_kink(rng, lead, d_model, d_ff, margin)
     errors = gradient_check(x, W1, b1, W2, b2, name)
     assert list(errors) == ["W1", "b1", "W2", "b2", "x"]
     assert max(errors.values()) < 1e-6, errors

@@ -16,6 +16,7 @@ from helpers import (
     traces,
 )
 
+from ffn_core.activations import ACTIVATIONS as CORE
 from ffn_core.costs import swiglu_d_ff
 from ffn_core.init import init_weights
 
@@ -44,7 +45,7 @@ def test_the_gelu_gap_shown_matches_math_erf():
 @pytest.mark.parametrize("d_model", [4, 768])
 def test_the_swiglu_width_shown_is_the_cores(d_model):
     at = open_page(ACTIVATIONS, {"d_model": str(d_model), "d_ff": "16"})
-    table = at.dataframe[0].value
+    table = at.dataframe[1].value
     assert table["d_ff"].tolist() == [4 * d_model, swiglu_d_ff(d_model)]
     assert table["weights"].iloc[1] == 3 * d_model * swiglu_d_ff(d_model)
 
@@ -53,7 +54,7 @@ def test_same_weights_table_counts_relu_zeros_and_gelu_negatives():
     at = open_page(ACTIVATIONS, {"guess_dead": "yes, fewer"})
     x, w = expected_default_model()
     h_pre = x @ w["W1"] + w["b1"]
-    stats = at.dataframe[1].value
+    stats = at.dataframe[2].value
     assert stats.loc["ReLU", "exactly 0"] == pytest.approx(np.mean(h_pre <= 0))
     assert stats.loc["GELU", "exactly 0"] == 0
     assert stats.loc["GELU", "negative (h < 0)"] == pytest.approx(np.mean(h_pre < 0))
@@ -67,7 +68,7 @@ def test_dead_means_no_slope_on_any_token_so_relu_has_them_and_gelu_not(d_ff):
     x = np.random.default_rng([3, 1]).standard_normal((2, 4))
     w = init_weights(4, int(d_ff), "normal", 3)
     relu_dead = int(np.sum(np.all(x @ w["W1"] + w["b1"] <= 0, axis=0)))  # zero slope everywhere
-    stats = at.dataframe[1].value
+    stats = at.dataframe[2].value
     assert stats.loc["ReLU", "dead neurons"] == relu_dead
     assert stats.loc["GELU", "dead neurons"] == stats.loc["SiLU", "dead neurons"] == 0
     assert stats.loc["none", "dead neurons"] == 0
@@ -88,7 +89,7 @@ def test_with_no_dead_neuron_the_dead_neuron_answer_says_none_and_how_to_get_som
 def test_the_dead_neuron_question_hides_the_table_until_answered():
     at = open_page(ACTIVATIONS)
     assert at.radio(key="guess_dead").value == "not sure yet"
-    assert len(at.dataframe) == 1  # only the SwiGLU widths; the counts wait for a guess
+    assert len(at.dataframe) == 2  # the facts and the SwiGLU widths; the counts wait for a guess
 
 
 def test_gelu_tanh_is_dashed_and_the_inset_shows_its_gap_to_gelu():
@@ -126,10 +127,10 @@ def test_zoom_preset_narrows_the_range():
 
 def test_the_dead_neuron_preset_makes_a_batch_where_gelu_leaves_fewer():
     at = open_page(ACTIVATIONS)
-    (preset,) = [b for b in at.button if b.label.startswith("A batch with dead ReLU")]
+    (preset,) = [b for b in at.button if b.label.startswith("One token, d_ff = 64")]
     preset.click().run()
     at.radio(key="guess_dead").set_value("yes, fewer").run()
-    stats = at.dataframe[1].value
+    stats = at.dataframe[2].value
     assert stats.loc["ReLU", "dead neurons"] > 10 and stats.loc["GELU", "dead neurons"] == 0
     assert at.success[0].value.startswith("Right:")
 
@@ -137,7 +138,7 @@ def test_the_dead_neuron_preset_makes_a_batch_where_gelu_leaves_fewer():
 def test_a_button_that_changes_every_pages_model_says_so_and_offers_the_way_back():
     at = open_page(ACTIVATIONS)
     before = {key: at.session_state[key] for key in ("tokens", "T", "d_ff")}
-    (preset,) = [b for b in at.button if b.label.startswith("A batch with dead ReLU")]
+    (preset,) = [b for b in at.button if b.label.startswith("One token, d_ff = 64")]
     assert preset.label.endswith("(changes the sidebar's model on every page)")
     preset.click().run()
     assert (at.session_state["T"], at.session_state["d_ff"]) == (1, 64)
@@ -215,10 +216,31 @@ def test_the_dead_neuron_answer_names_the_button_it_points_to():
     at.radio(key="guess_dead").set_value("yes, fewer").run()
     (verdict,) = at.error
     assert "button below" not in verdict.value and "button above" not in verdict.value
-    assert "the button “A batch with dead ReLU neurons”" in verdict.value
-    assert [b for b in at.button if b.label.startswith("A batch with dead ReLU neurons")]
+    assert "the button “One token, d_ff = 64”" in verdict.value
+    assert [b for b in at.button if b.label.startswith("One token, d_ff = 64")]
 
 
 def test_one_token_is_asked_about_as_one_token():
     at = open_page(ACTIVATIONS, {"tokens": "random", "T": "1"})
     assert at.radio(key="guess_dead").label.startswith("Predict: on this 1 token, does GELU")
+
+
+def test_the_facts_table_has_every_activation_as_the_core_keeps_it():
+    """One row per activation, read from its record: Squared ReLU max(0, z)² with slope
+    2 · max(0, z) among them; the curves offer it too."""
+    at = open_page(ACTIVATIONS)
+    facts = at.dataframe[0].value
+    assert list(facts.index) == [a.label for a in CORE.values()]
+    assert facts.loc["Squared ReLU", "act(z)"] == "max(0, z)²"
+    assert facts.loc["Squared ReLU", "slope act′(z)"] == "2 · max(0, z)"
+    assert "Squared ReLU" in at.multiselect(key="curves").options
+
+
+def test_squared_relu_counts_as_many_dead_neurons_as_relu():
+    """Both are exactly 0, with slope 0, at and below 0: the same neurons are dead."""
+    at = open_page(ACTIVATIONS, {"tokens": "random", "T": "1", "d_ff": "64"})
+    at.radio(key="guess_dead").set_value("yes, fewer").run()
+    stats = at.dataframe[2].value
+    assert stats.loc["Squared ReLU", "dead neurons"] == stats.loc["ReLU", "dead neurons"] > 0
+    text = " ".join(m.value for m in at.markdown)
+    assert "ReLU and Squared ReLU is zero at every score of 0 or below" in text

@@ -114,7 +114,32 @@ def test_the_first_figure_holds_back_dh_pre_until_the_silent_neuron_question_is_
     assert chart_titled(at, "dW1 = ") and chart_titled(at, "dx = ")
 
 
-MAPS = [("ReLU", "dh_pre = dh × gate", "gate"), ("GELU", "dh_pre = dh × GELU'(h_pre)", "slope")]
+MAPS = [
+    ("ReLU", "dh_pre = dh × gate", "gate"),
+    ("GELU", "dh_pre = dh × GELU'(h_pre)", "slope"),
+    ("Squared ReLU", "dh_pre = dh × Squared ReLU'(h_pre)", "slope"),
+]
+
+
+def test_squared_relu_asks_of_its_silent_neuron_and_its_check_passes():
+    """Squared ReLU is exactly 0, slope too, at and below 0: the page asks the same question
+    of its silent neuron, holds back its slope, then says dh_pre is 0 there; its slope
+    2 · max(0, h_pre) has no jump, so no kink to put a score on, and the check passes."""
+    at = open_page(BACKPROP, {"act": "Squared ReLU"})
+    (question,) = [r for r in at.radio if r.key == "guess_dw1"]
+    assert "so Squared ReLU passes nothing" in question.label
+    first = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "<b>Squared ReLU's slope at h_pre</b>" in [
+        a["text"] for a in first["layout"]["annotations"]
+    ]
+    assert np.isnan(decode(first["data"][1]["z"])).all()  # its slope: held back
+    at = backprop({"act": "Squared ReLU"})
+    captions = " ".join(c.value for c in at.caption)
+    assert "dh_pre is zero wherever h_pre ≤ 0" in captions
+    assert "bends smoothly through 0" in captions
+    assert not [t for t in at.toggle if t.key == "kink"]
+    assert max(check_table(at).values()) < 1e-6
+    assert any("2 · max(0, z) = 0" in verdict.value for verdict in at.success)
 
 
 @pytest.mark.parametrize(("act", "third", "bar"), MAPS)

@@ -63,3 +63,14 @@ def test_no_page_points_to_a_lesson_the_learner_never_saw(page):
     ).lower()
     for phrase in ("the lesson's", "lesson 000", "by-hand lesson", "the lesson "):
         assert phrase not in said, phrase
+
+
+def test_the_glossary_says_each_activation_as_the_core_keeps_it():
+    """Each bend's entry is its record's formula and words: Squared ReLU's among them."""
+    from ffn_core.activations import ACTIVATIONS
+
+    text = " ".join(m.value for m in open_page(GLOSSARY).markdown)
+    for act in ACTIVATIONS.values():
+        if act.bends:
+            assert f"**{act.label}**: {act.formula}" in text
+    assert "**Squared ReLU**: max(0, z)²" in text and "Primer" in text

@@ -97,7 +97,11 @@ def test_the_chosen_token_and_neuron_come_from_the_link():
 
 @pytest.mark.parametrize(
     ("act", "answer"),
-    [("ReLU", "nothing"), ("GELU", "a little, its value sign-flipped")],
+    [
+        ("ReLU", "nothing"),
+        ("Squared ReLU", "nothing"),
+        ("GELU", "a little, its value sign-flipped"),
+    ],
 )
 def test_a_neuron_that_does_not_fire_still_writes_under_gelu_and_the_page_asks_first(act, answer):
     """The silent neuron asked about, recomputed here: under ReLU its write is exactly zero;
@@ -107,7 +111,7 @@ def test_a_neuron_that_does_not_fire_still_writes_under_gelu_and_the_page_asks_f
     x, w = expected_default_model()
     z = x[0] @ w["W1"] + w["b1"]  # token "1: the"
     gelu = np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in z])
-    h = relu(z) if act == "ReLU" else gelu
+    h = {"ReLU": relu(z), "Squared ReLU": relu(z) ** 2, "GELU": gelu}[act]
     silent = np.flatnonzero(z <= 0)
     k = int(silent[np.argmax(np.abs(h[silent]) + 1e-9 * z[silent])])
     at = open_page(KEY_VALUE, {"act": act})

@@ -17,7 +17,6 @@ from helpers import (
 )
 
 from ffn_core.activations import gelu
-from ffn_ui.parts.neurons import NO_THRESHOLD
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 GUESSED = ANSWERS[NEURONS]  # the grid's colours and every count wait for the guess
@@ -94,11 +93,20 @@ def test_per_token_counts_and_firing_rates_agree_with_the_heatmap():
     assert metric.value == f"{np.mean(fired):.0%}"
 
 
-def test_under_relu_a_line_says_why_there_is_no_threshold():
-    """A disabled slider's label was too faint to read (axe: color-contrast)."""
-    at = open_page(NEURONS)
+@pytest.mark.parametrize("label", ["ReLU", "Squared ReLU"])
+def test_where_silent_is_exactly_0_a_line_says_why_there_is_no_threshold(label):
+    """A disabled slider's label was too faint to read (axe: color-contrast). ReLU and
+    Squared ReLU are exactly 0 at and below 0: nothing leaks, so no threshold."""
+    at = open_page(NEURONS, {"act": label})
     assert not [s for s in at.slider if s.key == "thr"]
-    assert NO_THRESHOLD["relu"] in [c.value for c in at.caption]
+    (said,) = [c.value for c in at.caption if "no threshold" in c.value]
+    assert said.startswith(label) and "exactly 0" in said
+
+
+def test_squared_relu_fires_where_relu_does():
+    """The same scores under max(0, z)²: the same neurons pass something, the same count."""
+    relu, squared = guessed_page({"act": "ReLU"}), guessed_page({"act": "Squared ReLU"})
+    np.testing.assert_array_equal(trace_y(squared, 1, kind="bar"), trace_y(relu, 1, kind="bar"))
 
 
 def test_threshold_counts_fewer_firing_neurons_for_smooth_activations():

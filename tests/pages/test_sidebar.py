@@ -45,6 +45,24 @@ def test_a_link_with_hand_edited_weights_reproduces_them():
     assert not at.warning
 
 
+def test_the_sidebar_offers_squared_relu_and_the_heatmap_is_relu_squared():
+    """Chosen in the sidebar, Squared ReLU reaches the page: max(0, x·W1 + b1)², computed
+    here from the weights the link sets."""
+    weights = [
+        np.array([[1.0, -2, 0.5], [0.25, 1, -1]]),
+        np.array([0.1, 0, -0.2]),
+        np.array([[1.0, 0], [0, 1], [-1, 1]]),
+        np.array([0.0, 0.5]),
+    ]
+    query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "mask": "false"}
+    query |= {"guess_fire": "about half", "act": "Squared ReLU", "w": encode_arrays(weights)}
+    at = open_page(NEURONS, query)
+    assert "Squared ReLU" in at.sidebar.selectbox(key="act").options
+    x, _ = expected_default_model(2, 3)
+    expected = relu(x @ weights[0] + weights[1]) ** 2
+    np.testing.assert_allclose(decode(heatmap(at)["z"]), expected, rtol=1e-6, atol=1e-6)
+
+
 def test_a_link_with_unfitting_hand_weights_falls_back_with_a_note():
     query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "w": "1_2_3~4"}
     at = open_page(NEURONS, query)
