@@ -295,9 +295,16 @@ def whole_words(text: str, max_chars: int, container=st) -> str:
 
 
 def bound_multiselect(
-    label: str, key: str, options: Sequence[str], container=st, gone: str = "", **kwargs
+    label: str,
+    key: str,
+    options: Sequence[str],
+    container=st,
+    gone: str = "",
+    pills: bool = False,
+    **kwargs,
 ):
-    """A multiselect kept in the URL as repeated values (?key=a&key=b).
+    """A multiselect kept in the URL as repeated values (?key=a&key=b); as pills, every
+    option shown and wrapping, for a few short options in a narrow column.
 
     Picks that no longer exist (a neuron past a smaller d_ff) are dropped with a note; so
     are address values that are not among the options.
@@ -316,6 +323,11 @@ def bound_multiselect(
                 f"The page's address set {key} to {literal(', '.join(bad))}, which is not "
                 f"among the {label} options; using the valid ones only."
             )
+    if pills:
+        wrapped = {"width": "stretch", "wrap": True}
+        return container.pills(
+            label, options, selection_mode="multi", key=key, **wrapped, **BOUND, **kwargs
+        )
     return container.multiselect(label, options, key=key, **BOUND, **kwargs)
 
 

@@ -89,7 +89,7 @@ def curves_section(presenter: bool) -> None:
     with controls:
         presets(st)
         curves = [*NAMES, *SLICES]
-        chosen = bound_multiselect("curves", "curves", curves, default=DEFAULT_CURVES)
+        chosen = bound_multiselect("curves", "curves", curves, default=DEFAULT_CURVES, pills=True)
         half_range = bound_slider("z from −r to r", "range", 0.5, 10.0, 4.0, 0.5)
         derivative = bound_toggle("Show the derivatives", "deriv", False)
     z = np.linspace(-half_range, half_range, 801)

@@ -86,7 +86,8 @@ def firing_question(
     if gated:
         where = f" with |silu(gate) · up| above {threshold:g}"
     reason = (
-        "with random weights (hand-edited tables start as them), a score x · k + b is a "
+        "with random weights (or tables edited by hand, which start from the random "
+        "weights, rounded), a score x · k + b is a "
         "sum of products as often negative as "
         "positive, so it lands above zero about as often as below, and the neuron fires. "
         "The sparse firing of a trained model is learned, not built in"

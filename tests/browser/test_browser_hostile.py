@@ -19,7 +19,7 @@ from harness.server import AppServer
 # Each page and the bound key a payload travels in.
 WHERE = [
     ("Neurons", "act"),  # a select box
-    ("Activations", "curves"),  # a multiselect
+    ("Activations", "curves"),  # pills, several chosen
     ("Backprop", "dout"),  # typed text, with ?loss=typed in
     ("Collapse", "task"),
 ]

@@ -233,7 +233,7 @@ def test_the_facts_table_has_every_activation_as_the_core_keeps_it():
     assert list(facts.index) == [a.label for a in CORE.values()]
     assert facts.loc["Squared ReLU", "act(z)"] == "max(0, z)²"
     assert facts.loc["Squared ReLU", "slope act′(z)"] == "2 · max(0, z)"
-    assert "Squared ReLU" in at.multiselect(key="curves").options
+    assert "Squared ReLU" in at.button_group(key="curves").options
 
 
 def test_squared_relu_counts_as_many_dead_neurons_as_relu():

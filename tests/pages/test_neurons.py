@@ -198,7 +198,7 @@ def test_hand_edited_weights_fire_for_the_same_reason_as_the_random_ones_they_st
     at = open_page(NEURONS, {"init": "hand-edited"})
     at.radio(key="guess_fire").set_value("about half").run()
     said = " ".join(m.value for m in [*at.success, *at.error])
-    assert "hand-edited tables start as them" in said and "set by hand" not in said
+    assert "start from the random weights" in said and "set by hand" not in said
 
 
 def shown_words(at) -> str:
