@@ -63,9 +63,10 @@ from ffn_ui.classroom.teaching import (
     start_class,
 )
 from ffn_ui.classroom.voter import voter
-from ffn_ui.controls.url import bound_text, bound_toggle, forget_url_value, literal
+from ffn_ui.controls.url import bound_text, bound_toggle, forget_url_value
 from ffn_ui.page.path import STEPS
 from ffn_ui.streamlit_internals import fragment_page, page_hash
+from ffn_ui.words import literal
 
 # A code of an earlier version of the app: 16 URL-safe characters, or 12 of another alphabet.
 OLD_CODE = re.compile(r"[A-Za-z0-9_-]{16}|[A-Za-z0-9]{4}([- ]?[A-Za-z0-9]{4}){2}")  # 4-4-4

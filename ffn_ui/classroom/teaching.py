@@ -39,8 +39,8 @@ from ffn_ui.classroom.store import (
     RoomError,
     view_json,
 )
-from ffn_ui.controls.url import literal
 from ffn_ui.process_wide import once_per_process
+from ffn_ui.words import literal
 
 
 def start_class() -> None:

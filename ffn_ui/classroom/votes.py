@@ -36,8 +36,8 @@ from ffn_ui.classroom.room import (
 )
 from ffn_ui.classroom.store import ClassConnectionError, RoomError
 from ffn_ui.classroom.voter import voter
-from ffn_ui.controls.url import literal, sentence_start
 from ffn_ui.page.display import show
+from ffn_ui.words import literal, sentence_start
 
 VOTED = "class_voted"  # session only: "code/question" -> the answer this session's vote holds
 TALLY_SECONDS = 1.0  # how often the teacher's chart of answers is redrawn

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ffn_ui.classroom.votes import class_round, in_class, question_id
-from ffn_ui.controls.url import forget_url_value, sentence_start
+from ffn_ui.controls.url import forget_url_value
+from ffn_ui.words import sentence_start
 
 NOT_SURE = "not sure yet"
 

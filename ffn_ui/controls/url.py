@@ -24,10 +24,10 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ffn_ui.streamlit_internals import forget_seed, history_navigation, kept_by_widgets
+from ffn_ui.words import literal, sentence_start  # noqa: F401 (until every reader imports words)
 
 BOUND = {"bind": "query-params", "persist_state": "session"}
 REGISTRY_KEY = "bound_params"  # session_state: every bound key drawn so far, with its rule
-SHOWN_CHARS = 60  # a quoted value is cut here: a note stays one line
 
 
 def register(key: str, *rule) -> None:
@@ -62,24 +62,6 @@ def keep_link_values() -> None:
     for key, rule in state.get(REGISTRY_KEY, {}).items():
         if key in state and rule[0] != "derived" and key not in kept:
             state[key] = state[key]
-
-
-def literal(value: object) -> str:
-    """`value` as Markdown that shows its characters and nothing else: no link, no image.
-
-    A code span renders no Markdown inside it. Its fence is one backtick longer than any
-    run of backticks in the text, so the text cannot close it early.
-    """
-    text = str(value)
-    if len(text) > SHOWN_CHARS:
-        text = text[:SHOWN_CHARS] + "…"
-    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-    if not text.strip():
-        return "(empty)" if not text else f"({len(text)} spaces)"
-    runs = [len(r) for r in "".join(c if c == "`" else " " for c in text).split()]
-    fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if text[0] == "`" or text[-1] == "`" else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 MAX_NUMBER_CHARS = 32  # a number's text in the address: longer is no number a control takes
@@ -157,11 +139,6 @@ def mirrors(raw: str, value: object, shown: Callable[[object], str]) -> bool:
 def in_sentence(label: str) -> str:
     """A label as it reads mid-sentence: "Presenter mode" -> "presenter mode", "ReLU" kept."""
     return label[0].lower() + label[1:] if label[1:2].islower() else label
-
-
-def sentence_start(text: str) -> str:
-    """A text as it reads starting a sentence: "the gate is shut" -> "The gate is shut"."""
-    return text[:1].upper() + text[1:]
 
 
 def forget_url_value(key: str) -> None:

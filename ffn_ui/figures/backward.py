@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ffn_ui.figures.base import COLOURS, diverging, f32, figure
-from ffn_ui.page.alt_text import number
+from ffn_ui.words import number
 
 PANEL_GAP = 0.08  # the paper's height between two maps, where the lower one's title stands
 GATE_SCALE = [[0.0, "#F2F2F2"], [1.0, COLOURS[0]]]  # closed: pale grey; open: blue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ffn_ui.page.alt_text import number
+from ffn_ui.words import number
 
 # Okabe-Ito: distinguishable with the common kinds of colour blindness. Every palette here is
 # checked under simulated colour-vision deficiencies in tests/ui/test_colour_vision.py.

@@ -23,7 +23,7 @@ from ffn_ui.figures.base import (
     largest,
     line_at,
 )
-from ffn_ui.page.alt_text import number
+from ffn_ui.words import number
 
 
 def bars(

@@ -16,7 +16,7 @@ from ffn_ui.figures.base import (
     line_at,
 )
 from ffn_ui.figures.charts import log_lines
-from ffn_ui.page.alt_text import listed
+from ffn_ui.words import listed
 
 PART_COLOURS = (COLOURS[5], COLOURS[0], OTHER)  # the FFN vermillion, attention blue, norms grey
 

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ffn_ui.figures.base import COLOURS, SILENT_CELL, f32, figure, line_at
-from ffn_ui.page.alt_text import number
+from ffn_ui.words import number
 
 ROW_PX = 30  # one output's row of cells
 

@@ -17,7 +17,7 @@ from ffn_ui.figures.base import (
     pair,
     points,
 )
-from ffn_ui.page.alt_text import listed, number
+from ffn_ui.words import listed, number
 
 
 def neuron_writes_figure(

@@ -19,11 +19,11 @@ from ffn_core.models.minilm.files import ENV_VAR, MODEL_FILES, download_minilm, 
 from ffn_core.models.minilm.model import MiniLM, Trace, cosine, load_minilm
 from ffn_core.models.sources import MINILM
 from ffn_ui.controls.labels import token_labels
-from ffn_ui.controls.url import literal
 from ffn_ui.models.install import Offer, files_or_instructions
 from ffn_ui.page.shared_arrays import read_only
 from ffn_ui.parts.real_model.tables import activations_csv
 from ffn_ui.process_wide import once_per_process
+from ffn_ui.words import literal
 
 log = logging.getLogger(__name__)
 OFFER = Offer(

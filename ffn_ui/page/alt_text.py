@@ -14,22 +14,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-MOST = 6  # items a list names before it says how many more there are
+from ffn_ui.words import MOST, count, listed, number
+
 MOST_TRACES = 8  # traces described; a figure with more says how many are left out
 BARS = 12  # bars named one by one; past that, the largest and the smallest
-
-
-def number(value: float) -> str:
-    """3 significant digits (a count of thousands in full, 5,770, not 5.77e+03), and a real
-    minus sign, which screen readers say as "minus"."""
-    value = float(value)
-    if value == 0:
-        return "0"
-    if 1000 <= abs(value) < 1e15:
-        text = f"{float(f'{value:.3g}'):,.0f}"
-    else:
-        text = f"{value:.3g}"
-    return text.replace("-", "−")
 
 
 def label(value) -> str:
@@ -37,12 +25,6 @@ def label(value) -> str:
     if isinstance(value, str):
         return value
     return number(value)
-
-
-def listed(items: list[str]) -> str:
-    """'a, b, c' or 'a, b, c and 4 more'."""
-    shown = ", ".join(items[:MOST])
-    return shown if len(items) <= MOST else f"{shown} and {len(items) - MOST} more"
 
 
 def axis_title(fig: go.Figure, trace, letter: str) -> str:
@@ -128,12 +110,6 @@ def cell(row, col, row_title: str, col_title: str) -> str:
         names = f"({col_title or 'x'}, {row_title or 'y'}) = " if col_title or row_title else ""
         return f"{names}({label(col)}, {label(row)})"
     return ", ".join(f"{t} {label(v)}".strip() for t, v in ((row_title, row), (col_title, col)))
-
-
-def count(n: int, noun: str, title: str = "") -> str:
-    """A count and its noun, with the axis's title if it has one: 1 row, 5 rows (token)."""
-    text = f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-    return f"{text} ({title})" if title else text
 
 
 def cell_texts(text: np.ndarray, cols: list) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_core.weights_io import weights_from_file, weights_to_json, weights_to_npz
-from ffn_ui.controls.url import literal
+from ffn_ui.words import literal
 
 log = logging.getLogger(__name__)
 

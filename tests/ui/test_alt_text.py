@@ -9,7 +9,8 @@ from scipy.special import ndtr
 
 from ffn_core import ACTIVATIONS
 from ffn_ui import figures
-from ffn_ui.page.alt_text import BARS, describe, number
+from ffn_ui.page.alt_text import BARS, describe
+from ffn_ui.words import number
 
 
 def test_the_curves_say_where_gelu_dips_and_that_relu_stays_at_zero():
