@@ -9,6 +9,7 @@ from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement
 from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_number
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show, show_in_pairs
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
@@ -115,4 +116,5 @@ st.subheader("4. Exercise: move a silent neuron's key")
 first = [a.copy() for a in (x.reshape(-1, C)[0], W1, b1, W2, b2, dout2d[0])]
 silent_exercise(first, silent, bend.gate, answered, toy.presenter)
 
+offer_notebook("Backprop", toy)
 next_step("app_pages/Backprop.py")

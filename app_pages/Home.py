@@ -10,6 +10,7 @@ from ffn_ui.controls.drag import drag_plane
 from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_slider
 from ffn_ui.figures import half_planes, neuron_writes_figure
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import TIER_ICONS, TIERS
 from ffn_ui.page.setup import setup
@@ -123,6 +124,7 @@ if not held:
     }
     st.dataframe(pd.DataFrame(table))
 explained(INTRO + (RULE if answered else ""), toy.presenter)
+offer_notebook("Home", toy, x1=x1, x2=x2, k1=angles[0], k2=angles[1])
 
 st.header("Start here")
 st.markdown(

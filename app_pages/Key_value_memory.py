@@ -10,6 +10,7 @@ from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement, labels
 from ffn_ui.controls.pickers import pick_token_and_neuron
 from ffn_ui.controls.predict import predicted
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
@@ -132,4 +133,5 @@ if h[strongest] != 0 and neurons[strongest] not in st.session_state.get("off", [
 edit_section(neurons, j, h, out, (coords, coord_labels), toy.again, toy.presenter)
 st.page_link("app_pages/Real_model.py", label="The same keys and values in a trained model →")
 
+offer_notebook("Key–value memory", toy, token=t)
 next_step("app_pages/Key_value_memory.py")

@@ -10,6 +10,7 @@ from ffn_ui import figures
 from ffn_ui.controls.labels import labels, repeated_word
 from ffn_ui.controls.pickers import pick_token_and_neuron
 from ffn_ui.controls.predict import predicted
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
@@ -94,4 +95,5 @@ st.subheader("Look closer")
 t, j = pick_token_and_neuron(toy)
 st.markdown(closer_look(toy, layer, t, j, fired[t, j], neurons[j]))
 
+offer_notebook("Neurons", toy, threshold=threshold)
 next_step("app_pages/Neurons.py")

@@ -288,3 +288,15 @@ def edit_table(at: AppTest, key: str, rows: dict | None = None, added=(), delete
 def chart_traces(app_test) -> list[list[dict]]:
     """The traces of every Plotly chart on an AppTest page, in page order."""
     return [json.loads(chart.proto.spec)["data"] for chart in app_test.get("plotly_chart")]
+
+
+def run_notebook(book) -> dict:
+    """Execute every cell; the JSON the last one prints."""
+    from nbclient import NotebookClient
+
+    NotebookClient(book, timeout=300, kernel_name="python3").execute()
+    for cell in book.cells:
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, errors
+    (printed,) = [o["text"] for o in book.cells[-1].outputs if o.get("name") == "stdout"]
+    return json.loads(printed)

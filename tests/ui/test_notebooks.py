@@ -4,12 +4,10 @@ same arrays: the output, who fires, each write, the collapse's gap, the gradient
 
 from __future__ import annotations
 
-import json
-
 import nbformat
 import numpy as np
 import pytest
-from nbclient import NotebookClient
+from helpers import run_notebook
 
 from ffn_core import forms
 from ffn_core.gradcheck import check_form
@@ -20,16 +18,6 @@ from ffn_ui.notebook.views import View, notebook_of
 
 WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 LABELS = [f"{k + 1}: {w}" for k, w in enumerate(WORDS)]
-
-
-def run(book: nbformat.NotebookNode) -> dict:
-    """Execute every cell; the JSON the last one prints."""
-    NotebookClient(book, timeout=300, kernel_name="python3").execute()
-    for cell in book.cells:
-        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-        assert not errors, errors
-    (printed,) = [o["text"] for o in book.cells[-1].outputs if o.get("name") == "stdout"]
-    return json.loads(printed)
 
 
 def view(page: str, ffn: str, setting: dict, scheme: str = "normal", d=(4, 16)) -> View:
@@ -47,11 +35,11 @@ def test_the_neurons_and_key_value_notebooks_print_the_core_s_numbers(ffn, schem
     out, _ = forms.run(neurons.x, neurons.weights, ffn)
     passed = forms.writes(neurons.x, neurons.weights, ffn).coefficient
     strength = np.abs(passed) if ffn == "swiglu" else passed
-    checks = run(notebook_of(neurons))
+    checks = run_notebook(notebook_of(neurons))
     np.testing.assert_allclose(checks["output_all"], out, rtol=1e-12, atol=1e-15)
     assert checks["fired_per_token"] == (strength > 0).sum(axis=1).tolist()
     kv = view("Key–value memory", ffn, {"token": 2}, scheme)
-    checks = run(notebook_of(kv))
+    checks = run_notebook(notebook_of(kv))
     np.testing.assert_allclose(checks["output"], out[2], rtol=1e-12, atol=1e-15)
     assert checks["writers"] == int((passed[2] != 0).sum())
 
@@ -60,7 +48,7 @@ def test_the_neurons_and_key_value_notebooks_print_the_core_s_numbers(ffn, schem
 def test_the_collapse_and_backprop_notebooks_print_the_core_s_numbers(ffn):
     collapse = view("Collapse", ffn, {})
     w = collapse.weights
-    checks = run(notebook_of(collapse))
+    checks = run_notebook(notebook_of(collapse))
     W_eff, b_eff = w["W1"] @ w["W2"], w["b1"] @ w["W2"] + w["b2"]
     x = collapse.x
     assert checks["gap"] == float(
@@ -68,7 +56,7 @@ def test_the_collapse_and_backprop_notebooks_print_the_core_s_numbers(ffn):
     )
     assert checks["rank"] == np.linalg.matrix_rank(W_eff)
     backprop = view("Backprop", ffn, {"seed": 0}, d=(3, 5))
-    theirs = run(notebook_of(backprop))["errors"]
+    theirs = run_notebook(notebook_of(backprop))["errors"]
     ours = check_form(backprop.x, backprop.weights, ffn, 1e-6, 0)
     assert set(theirs) == set(ours)
     # The same check on the same arrays. Its worst errors are rounding in the centred
@@ -84,7 +72,7 @@ def test_the_collapse_and_backprop_notebooks_print_the_core_s_numbers(ffn):
 def test_home_s_notebook_prints_the_lesson_s_output():
     home = View("Home", "relu", {}, "normal", 0, np.zeros((1, 2)), [], None,
                 {"x1": 1.0, "x2": -1.0, "k1": 45, "k2": -45})  # fmt: skip
-    assert run(notebook_of(home)) == {"output": [0.0, 2.0], "fired": [False, True]}
+    assert run_notebook(notebook_of(home)) == {"output": [0.0, 2.0], "fired": [False, True]}
 
 
 def test_weights_too_many_to_write_out_travel_packed_and_a_seed_s_are_drawn_again():
@@ -98,7 +86,7 @@ def test_weights_too_many_to_write_out_travel_packed_and_a_seed_s_are_drawn_agai
     packed = notebook_of(uploaded)
     assert sum(a.size for a in uploaded.weights.values()) > WRITTEN_OUT
     assert any("b64decode" in cell.source for cell in packed.cells)
-    checks = run(packed)
+    checks = run_notebook(packed)
     out, _ = forms.run(uploaded.x, uploaded.weights, "relu")
     np.testing.assert_allclose(checks["output_all"], out, rtol=1e-12, atol=1e-15)
     assert checks["moved"] < 1e-12  # each token alone gives its row, to rounding

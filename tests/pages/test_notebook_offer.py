@@ -1,0 +1,72 @@
+"""The "Download as notebook" button on the toy pages: the notebook it offers is built from
+the page's own view, and run headless it prints the numbers the page showed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import KEY_VALUE, NEURONS, open_page, run_notebook, trace_y
+
+import ffn_ui.notebook.offer as offer
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+
+@pytest.fixture
+def built(monkeypatch) -> list:
+    """Every notebook the button builds, kept to run."""
+    books = []
+
+    def keep(view):
+        books.append(real(view))
+        return books[-1]
+
+    real = offer.notebook_of
+    monkeypatch.setattr(offer, "notebook_of", keep)
+    return books
+
+
+def saves(at) -> list:
+    return [b for b in at.get("download_button") if b.label == "Save the notebook (.ipynb)"]
+
+
+def asked(at, built: list):
+    """Press "Download as notebook": the file is built then, and offered to save."""
+    assert not saves(at)  # nothing built before it is asked for
+    (button,) = [b for b in at.button if b.label == "Download as notebook"]
+    button.click().run()
+    assert not at.exception
+    assert len(saves(at)) == 1 and len(built) == 1
+    return at
+
+
+def test_home_s_notebook_gives_the_output_the_page_shows(built):
+    at = asked(open_page(None, {"x1": "0.5", "x2": "-1.5", "k1": "60", "k2": "-30"}), built)
+    (book,) = built
+    shown = [float(v) for v in at.metric[0].value.strip("[]").split(",")]
+    np.testing.assert_allclose(run_notebook(book)["output"], shown, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"act": "SiLU", "thr": "0.1", "init": "hand-edited"}, {"act": "SwiGLU"}, {"act": "ReLU"}],
+    ids=["SiLU, edited, threshold", "SwiGLU", "ReLU"],
+)
+def test_neurons_notebook_counts_who_fires_as_the_page_does(built, query):
+    at = open_page(NEURONS, query)
+    at.radio(key="guess_fire").set_value("about half").run()
+    asked(at, built)
+    (book,) = built
+    per_token = trace_y(at, 1, kind="bar")  # the page's count of fired neurons per token
+    assert run_notebook(book)["fired_per_token"] == [int(v) for v in per_token]
+
+
+@pytest.mark.parametrize("act", ["ReLU", "Squared ReLU", "GELU"])
+def test_key_value_notebook_sums_the_token_s_writes_to_the_page_s_output(built, act):
+    at = open_page(KEY_VALUE, {"act": act, "token": "3: sat", "guess_kv": "nothing"})
+    asked(at, built)
+    (book,) = built
+    shown = trace_y(at, 1, name="output (the sum)")
+    np.testing.assert_allclose(
+        run_notebook(book)["output"][: len(shown)], shown, rtol=1e-6, atol=1e-9
+    )
