@@ -12,6 +12,7 @@ from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
 from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_select, bound_toggle
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show, show_in_pairs
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
@@ -44,7 +45,9 @@ INTRO = (
     "matrix and one bias, whatever d_ff is. The figure above and sections 1 and 2 take the "
     "activation away, whatever the sidebar says; the “same gap with …” number beside the "
     "figure and the training of the last section put the sidebar's bend back, to compare. "
-    "With SwiGLU chosen they take its SiLU out instead, and ask what is left."
+    "With SwiGLU chosen in the sidebar (the gated FFN silu(x·W_gate) ⊙ (x·W_up) · W_down, "
+    "where SiLU, silu(z) = z·sigmoid(z), is a smooth ReLU: see Activations) they take its SiLU "
+    "out instead, and ask what is left."
 )
 
 
@@ -58,7 +61,7 @@ else:  # two matrices, and a stack of them, are one
     W_eff, b_eff = collapse(W1, b1, W2, b2)  # (C, C), (C,)
     picture, readout = stage(toy.presenter)
     with picture:
-        show(product_figure(W1, W2, W_eff), toy.presenter)
+        show(product_figure(W1, W2, W_eff, toy.presenter), toy.presenter)
     with readout:
         out_ffn = one_matrix_readout(toy, x, (W1, b1, W2, b2), W_eff, b_eff)  # (T, C)
     explained(INTRO, toy.presenter)
@@ -89,7 +92,7 @@ bigger = bound_toggle(
 )
 d_ff, steps = BIGGER if bigger else QUICK
 straight = "bilinear" if toy.gated else "identity"  # the FFN with its bend taken out
-bent = toy.activation if toy.activation != "identity" else "relu"
+bent = toy.activation if toy.bend.bends else "relu"  # with no bend, ReLU's
 measure = "accuracy" if TASKS[task] == "classify" else "R²"
 data, words = st.columns([3, 2])  # the points, and what they are beside them
 with data:
@@ -121,4 +124,5 @@ show(
     toy.presenter,
 )
 
+offer_notebook("Collapse", toy)
 next_step("app_pages/Collapse.py")

@@ -28,11 +28,12 @@ INTRO = (
     "1's score, to try starving it; the parameter counts leave it out). A softmax turns the "
     "scores into probabilities; each token goes only to its k most probable experts, whose "
     "outputs are mixed with those probabilities renormalised to sum to 1. Mixtral 8x7B "
-    "keeps 8 experts and uses 2 per token: 8× the FFN capacity at the FFN compute of 2."
+    "keeps 8 experts and uses 2 per token: 8× the FFN parameters at the FFN compute of 2."
 )
 
 
-toy = setup("Mixture of experts", "Mixture of experts: capacity without compute", LEDE)
+TITLE = "Mixture of experts: more parameters, the same compute per token"
+toy = setup("Mixture of experts", TITLE, LEDE)
 picture, controls = stage(toy.presenter)
 with controls:
     headline = st.container()  # what E and k give, above the sliders that set them
@@ -47,7 +48,7 @@ with controls:
         k = E
     kind = "SwiGLU experts, as Mixtral's" if toy.gated else "experts"
     headline.markdown(
-        f"**{E} {kind}, {k} per token: {E}× the FFN capacity at {k}× the compute of one.**"
+        f"**{E} {kind}, {k} per token: {E}× the FFN parameters at {k}× the compute of one.**"
     )
     d_model, d_ff = min(toy.d_model, MAX_D_MODEL), min(toy.d_ff, MAX_D_FF)
     if (d_model, d_ff) != (toy.d_model, toy.d_ff):
@@ -79,7 +80,7 @@ show(
 st.subheader("2. Load balance")
 aux = load_balance_loss(cache.probs, cache.chosen)
 st.metric(
-    "auxiliary load-balancing loss (the Switch Transformer's, Fedus et al. 2021)",
+    "auxiliary load-balancing loss",
     f"{aux:.3f}",
     help="E · Σ_e (share of token slots sent to e) × (mean router probability of e): "
     "1 when routing is even, at most about E/k when one expert takes every token it can "
@@ -87,13 +88,14 @@ st.metric(
     f"about {E / k:.1f}.",
 )
 st.caption(
-    "Training adds a small multiple of this loss so the router spreads tokens out. Push "
+    "The Switch Transformer's loss (Fedus et al. 2021: Google's mixture-of-experts model, "
+    "one expert per token). Training adds a small multiple of it to spread tokens out. Push "
     "expert 1's router bias far enough down and, while k < E, it receives no tokens at all: "
     "it is starved, and its weights would stop learning. "
     f"Expert 1 now receives {load[0]} token slots."
 )
 
-st.subheader("3. Capacity against compute")
+st.subheader("3. Parameters against compute")
 total, active = moe_params(d_model, d_ff, E, k, toy.cost_kind, bias=not toy.gated)
 dense_flops, active_flops = moe_flops_per_token(d_model, d_ff, E, k, toy.cost_kind)
 mixtral = MODEL_SHAPES["Mixtral-8x7B"]
@@ -101,8 +103,9 @@ mx = model_params(mixtral)
 mx_dense, mx_active = moe_flops_per_token(mixtral.d_model, mixtral.d_ff, 8, 2, "swiglu")
 stored, used = f"{mx['total'] / 1e9:.1f}B", f"{mx['active'] / 1e9:.1f}B"
 question = Question(
-    "Predict: Mixtral 8x7B has 8 experts per layer where Mistral 7B has one FFN. How many "
-    "parameters does it store, and how many does each token use?",
+    "Predict: Mixtral 8x7B is Mistral 7B (the same company's dense model, one FFN per "
+    "layer) with 8 expert FFNs per layer. How many parameters does it store, and how many "
+    "does each token use?",
     "guess_mixtral",
     ("56B stored, 14B per token", f"{stored} stored, {used} per token", "56B stored, 7B per token"),
     answer=f"{stored} stored, {used} per token",

@@ -1,4 +1,4 @@
-"""Position-wise: the same MLP at every position, and no mixing between them."""
+"""Position-wise: the same FFN at every position, and no mixing between them."""
 
 import numpy as np
 import streamlit as st
@@ -11,6 +11,7 @@ from ffn_ui.controls.labels import agreement, labels
 from ffn_ui.controls.pickers import pick_token, tokens_gone
 from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_number, bound_slider
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
@@ -28,15 +29,16 @@ INTRO = (
 )
 WHY = (
     "The FFN never looks at two tokens at once: every token's vector goes through the same "
-    "weights on its own (W1, the activation and W2; or SwiGLU's W_gate, W_up and W_down), "
+    "weights on its own (W1, the activation and W2; or, with the sidebar's SwiGLU, the gated "
+    "FFN silu(x @ W_gate) * (x @ W_up) @ W_down, silu a smooth ReLU), "
     "like a 1 × 1 convolution sliding along the sequence "
     "(a filter one position wide: the same weights at every position, nothing mixed across "
-    "positions). Mixing tokens is attention's job. Because the tokens are independent, all T "
-    "of them go through together as one matrix product."
+    "positions). Mixing tokens is attention's job. Because the tokens are independent, all "
+    "the tokens of the sequence go through together as one matrix product."
 )
 
 
-toy = setup("Position-wise", "Position-wise: the same MLP at every token", LEDE)
+toy = setup("Position-wise", "Position-wise: the same FFN at every token", LEDE)
 x = toy.x  # (T, d_model)
 d = min(toy.d_model, MAX_SHOWN)
 coords = labels("out", d)
@@ -98,7 +100,7 @@ if answered:  # each shows the tokens going through alone: the question's answer
     title = "FFN of the shuffled tokens: each row is still its token's output"
     show(figures.matrix_heatmap(out_perm[:, :d], shuffled, coords, title, "output"), toy.presenter)
 
-    st.subheader("One batched product instead of T small ones")
+    st.subheader("One batched product instead of one per token")
     rows = np.array([toy.forward(x[i]) for i in range(toy.T)])
     first = "W_gate" if toy.gated else "W1"
     st.markdown(
@@ -107,7 +109,7 @@ if answered:  # each shows the tokens going through alone: the question's answer
         f"{agreement(float(np.abs(rows - out).max()))}, only slower."
     )
 
-st.subheader("Cost: the FFN grows with T, attention with T²")
+st.subheader("Cost: the FFN grows with the sequence length T, attention with T²")
 T = np.unique(np.geomspace(1, 131072, 120).astype(int))
 attn = attention_flops(T, toy.d_model, default_heads(toy.d_model))
 cross = quadratic_crossover(toy.d_ff, toy.cost_kind)
@@ -117,7 +119,7 @@ st.caption(
     f"for your d_model = {toy.d_model}, d_ff = {toy.d_ff}. "
     f"Attention's T² terms (scores and mixing, 4·T²·d_model) overtake the FFN "
     f"({2 * m}·T·d_model·d_ff, {m} matrices) at T = {cross:,.0f}, where "
-    f"4·T²·d = {2 * m}·T·d·d_ff, so T = {'1.5 × ' if toy.gated else ''}d_ff."
+    f"4·T²·d_model = {2 * m}·T·d_model·d_ff, so T = {'1.5 × ' if toy.gated else ''}d_ff."
 )
 series = {
     "FFN": ffn_flops(T, toy.d_model, toy.d_ff, toy.cost_kind).astype(float),
@@ -126,4 +128,5 @@ series = {
 }
 show(figures.flops_vs_length(T, series, cross), toy.presenter)
 
+offer_notebook("Position-wise", toy)
 next_step("app_pages/Position-wise.py")

@@ -1,21 +1,18 @@
 """Scale & cost: where the parameters and the FLOPs of real models live."""
 
-import numpy as np
 import streamlit as st
 
-from ffn_core import attention_flops, ffn_flops, quadratic_crossover
 from ffn_core.costs import default_heads
-from ffn_ui import figures
 from ffn_ui.controls.predict import predicted
-from ffn_ui.controls.url import bound_number, bound_select, bound_select_slider
+from ffn_ui.controls.url import bound_number
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.cost_table import (
-    SHAPES,
     block_split,
     cost_table,
+    flops_section,
     gated_section,
     learner_shape,
     notice,
@@ -65,46 +62,19 @@ if answered:
 else:
     st.caption("The table opens once you have answered the question at the top: it answers it.")
 
-st.subheader("2. The ratio: FFN against attention")
-if answered:
+st.subheader("2. SwiGLU's three matrices, per token")
+swiglu_said = gated_section(toy.d_model)
+
+st.subheader("3. The ratio: FFN against attention")
+if answered and swiglu_said:
     ratio_section(toy)
 else:
+    st.caption("Drawn once you have answered the questions above: its lines answer them.")
+
+st.subheader("4. FLOPs against sequence length")
+if answered:
+    flops_section(yours, toy.presenter)
+else:
     st.caption("Drawn once you have answered the question at the top: its lines answer it.")
-
-st.subheader("3. FLOPs against sequence length")
-st.markdown(
-    "FLOPs are floating-point operations; a multiply-add counts as 2, so a (T × d) · (d × n) "
-    "product costs 2·T·d·n."
-)
-names = [*SHAPES, "your model"]
-left, right = st.columns(2)
-chosen = bound_select("model", "cost_model", names, "GPT-2 small", left)
-lengths = [2**i for i in range(18)]  # 1 to 131,072 tokens
-seq_len = bound_select_slider("sequence length T", "seq_T", lengths, 1024, "{:,}".format, right)
-shape = SHAPES.get(chosen) or yours
-T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
-attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
-ffn = shape.top_k * ffn_flops(T, shape.d_model, shape.d_ff, shape.ffn_kind)
-cross = quadratic_crossover(shape.d_ff, shape.ffn_kind, shape.top_k)
-series = {
-    "FFN (active experts)" if shape.n_experts > 1 else "FFN": ffn.astype(float),
-    "attention Q, K, V, O": attn["projections"].astype(float),
-    "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
-}
-title = f"{chosen}: FLOPs of one block, one forward pass over T tokens"
-show(figures.flops_vs_length(T, series, cross, title, chosen=seq_len), toy.presenter)
-per_token = ffn_flops(1, shape.d_model, shape.d_ff, shape.ffn_kind) * shape.top_k
-at_T = attention_flops(seq_len, shape.d_model, shape.n_heads, shape.n_kv_heads)
-left, mid, right = st.columns(3)
-left.metric("FFN FLOPs per token", f"{per_token:,}")
-mid.metric(f"FFN FLOPs over T = {seq_len:,}", f"{per_token * seq_len:.3g}")
-right.metric(f"attention FLOPs over T = {seq_len:,}", f"{sum(at_T.values()):.3g}")
-st.caption(
-    f"The FFN's cost per token does not depend on T; attention's T² terms pass the FFN at "
-    f"T = {cross:,.0f} (the dashed line). The grey line is the T you chose."
-)
-
-st.subheader("4. SwiGLU at the same weights")
-gated_section(toy.d_model)
 
 next_step("app_pages/Scale_and_cost.py")

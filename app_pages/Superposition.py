@@ -30,10 +30,10 @@ INTRO = (
     "A trained model has neurons that fire for several unrelated tokens (the Real model "
     "page shows some). Why would a trained network do that? Above is the smallest model "
     "that does it: n features, each usually 0, squeezed into m < n hidden dimensions, "
-    "h = W x, and read back as x' = ReLU(Wᵀ h + b). Feature i's arrow is column W_i, its "
-    "direction in the hidden space. Each feature has an importance, its weight in the "
-    "training loss: how much getting it wrong costs. Training decides which features get a "
-    "direction of their own, which share one, and which are dropped."
+    "h = x @ Wᵀ (W is m × n), and read back as x' = ReLU(h @ W + b). Feature i's arrow is "
+    "column W_i, its direction in the hidden space. Each feature has an importance, its "
+    "weight in the training loss: how much getting it wrong costs. Training decides which "
+    "features get a direction of their own, which share one, and which are dropped."
 )
 
 toy = setup("Superposition", "Superposition: more features than dimensions", LEDE, tuck_model=True)
@@ -123,8 +123,8 @@ else:
 st.subheader("3. Polysemantic neurons")
 st.caption(
     "The same sparse features, now through a hidden layer of ReLU neurons, fewer than the "
-    "features: h = ReLU(W1 x + b1), the first half of an FFN, read back by "
-    "x' = ReLU(W2 h + b2) (the outer ReLU is this toy's readout, as in the arrows at the "
+    "features: h = ReLU(x @ W1 + b1), the first half of an FFN, read back by "
+    "x' = ReLU(h @ W2 + b2) (the outer ReLU is this toy's readout, as in the arrows at the "
     "top; an FFN has none after W2), trained the same way. Each cell is how far a "
     "neuron's activation rises above its resting value, its activation with every "
     "feature off, when one feature alone is on (blue: the feature switches it off)."

@@ -29,15 +29,18 @@ from ffn_ui.parts.traps import (
 )
 
 LEDE = (
-    "Two mistakes made writing the FFN by hand that a test can miss: reading W2 with W1's "
-    "stride, and passing W1 transposed."
+    "Three mistakes made writing the FFN by hand that a test can miss: reading W2 with W1's "
+    "stride, passing W1 transposed, and a ReLU after W2."
 )
 INTRO = (
     "By hand, in the W @ x convention, W1 is H × D and W2 is D × H, where D is d_model and H "
-    "is d_ff, both stored as flat row-major lists: row i of W1 starts at i·D, row i of W2 at "
-    "i·H. The mistake reads W2 with W1's stride D, so y[i] takes the H entries from i·D "
-    "instead of i·H. Each row of cells above is one output y[i] and the entries of W2's list "
-    "it reads, with the number it reads; hover over a cell for the entry it really is."
+    "is d_ff, both stored as flat row-major lists, one row after another. Each row of cells "
+    "above is one output y[i] and the entries of W2's list it reads, with the number it reads."
+)
+STRIDES = (  # where the rows start: said once guessed, as it settles the question
+    " Row i of W1 starts at i·D, row i of W2 at i·H. The one-stride version reads W2 with "
+    "W1's stride D, so y[i] takes the H entries from i·D instead of i·H; hover over a cell "
+    "for the entry it really is."
 )
 
 
@@ -63,7 +66,8 @@ if answered:
         st.code(repr(right_out), language=None, wrap_lines=True)
         st.markdown("**one stride (D) for both**")
         st.code(crash or repr(wrong_out), language=None, wrap_lines=True)
-explained(INTRO, toy.presenter, label="1. Orientation: one stride for two matrices")
+strides = STRIDES if answered else ""
+explained(INTRO + strides, toy.presenter, label="1. Orientation: one stride for two matrices")
 if toy.gated:
     st.info(
         "Sections 1, 2 and 4 are the lesson's plain FFN by hand, W1 and W2, whatever the "
@@ -80,11 +84,11 @@ transpose = Question(
     answer=SAME if same_t else DIFFERENT,
     why="a transposed square matrix has the right shape and the wrong numbers, so it runs "
     "silently (and gives the same answer only when it is symmetric); any other shape is "
-    "refused by the core's shape check.",
+    "refused by the FFN's shape check.",
 )
 if predicted(transpose, setting=(D, H)):
     if refusal:
-        st.markdown("The core checks shapes and refuses, naming what it got and expected:")
+        st.markdown("The FFN checks shapes and refuses, naming what it got and expected:")
         st.code(refusal, language=None, wrap_lines=True)
     else:
         st.markdown(

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ffn_ui.figures.base import diverging, f32, figure
-from ffn_ui.page.alt_text import number
+from ffn_ui.words import number
 
 GAP = 0.05  # the paper's share between the blocks
 
@@ -19,12 +19,13 @@ def product_heatmaps(
     W_eff: np.ndarray,
     names: tuple[list[str], list[str], list[str]],
     note: str = "",
+    height: int = 440,
 ) -> go.Figure:
     """W1 (C, H) · W2 (H, C) = W_eff (C, C), set out as by hand: W1 at the bottom left,
     W2 at the top right, W_eff below W2 and beside W1, where row i of W1 and column j of
     W2 meet. Each matrix on its own diverging scale centred on zero (blue below, red
     above). names: the labels of the inputs (C), the neurons (H) and the outputs (C);
-    `note` goes after the title (say, what is left out of a large model)."""
+    `note` goes after the title (say, what is left out of a large model); `height` in px."""
     inputs, neurons, outputs = names
     C, H = W1.shape
     left = (1 - GAP) * H / (H + C)  # W1's share of the width, W2's of the height
@@ -81,7 +82,7 @@ def product_heatmaps(
     )
     return figure(
         data,
-        440,
+        height,
         title=f"W1 · W2 = W_eff, one {C} × {C} matrix{note}",
         annotations=[how],
         meta={"alt": product_words(blocks)},

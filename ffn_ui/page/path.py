@@ -69,7 +69,7 @@ TIERS: dict[str, list[Step]] = {
             "Position-wise",
             "explain why the FFN mixes features and attention mixes positions",
         ),
-        Step("app_pages/Traps.py", "Traps", "avoid the two mistakes of a by-hand FFN"),
+        Step("app_pages/Traps.py", "Traps", "avoid three mistakes of a by-hand FFN"),
         Step(
             "app_pages/Backprop.py",
             "Backprop & gradient check",
@@ -96,7 +96,7 @@ TIERS: dict[str, list[Step]] = {
         Step(
             "app_pages/Mixture_of_experts.py",
             "Mixture of experts",
-            "explain how routing buys capacity without buying compute",
+            "explain how routing buys parameters without buying compute per token",
         ),
     ],
     "Going further": [

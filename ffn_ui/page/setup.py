@@ -136,10 +136,10 @@ def sidebar_toy(presenter: bool, sidebar_note: str, tuck_model: bool) -> Toy:
     d_ff = bound_number("d_ff", "d_ff", 1, 4096, 16, sidebar, help="Hidden neurons.")
     matched = swiglu_d_ff(d_model)
     sidebar.caption(
-        "SwiGLU has three matrices where the plain FFN has two, so at d_ff = 8/3 × d_model "
-        f"({matched}, {'exactly' if 8 * d_model % 3 == 0 else 'rounded up'}) it holds about "
-        f"as many weights as the plain FFN at 4 × d_model = {4 * d_model}: "
-        "3·(8/3)·d² = 2·4·d² = 8·d². The button above sets it; d_ff below is what runs."
+        "SwiGLU has three matrices where the plain FFN has two, so Llama-style models make "
+        f"it narrower: at d_ff = 8/3 × d_model ({matched}, "
+        f"{'exactly' if 8 * d_model % 3 == 0 else 'rounded up'}), where the plain FFN takes "
+        f"4 × d_model = {4 * d_model}. The button above sets it; d_ff below is what runs."
     )
     act_label = bound_select(
         "FFN",

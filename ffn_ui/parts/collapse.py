@@ -25,6 +25,7 @@ from ffn_ui.page.stage import stage
 MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full
 MAX_SHOWN = 64  # matrix rows and columns drawn
 STACK_D_MODEL, STACK_D_FF = 64, 256  # the stack demo stays this small at most
+PRESENTER_HEIGHT = 380  # the first figure's, before presenter mode's 1.3×: 494 px
 
 FITS = 0.95  # the accuracy or R² at which a network "fits" a task
 
@@ -42,12 +43,17 @@ def first_coordinates(toy) -> tuple[np.ndarray, ...]:
     return toy.x[:, :C], toy.W1[:C], toy.b1, toy.W2[:, :C], toy.b2[:C]
 
 
-def product_figure(W1: np.ndarray, W2: np.ndarray, W_eff: np.ndarray) -> go.Figure:
-    """The page's first figure: W1 · W2 = W_eff, at most MAX_SHOWN rows and columns each."""
+def product_figure(
+    W1: np.ndarray, W2: np.ndarray, W_eff: np.ndarray, presenter: bool = False
+) -> go.Figure:
+    """The page's first figure: W1 · W2 = W_eff, at most MAX_SHOWN rows and columns each;
+    shorter for a projector, which draws it 1.3 times as tall, so that its bottom row of
+    labels stays on a 768 px screen."""
     (C, H), c, h = W1.shape, min(W1.shape[0], MAX_SHOWN), min(W1.shape[1], MAX_SHOWN)
     note = "" if (c, h) == (C, H) else f": the first {c} of {C} inputs, {h} of {H} neurons drawn"
     names = (labels("x", c), labels("n", h), labels("out", c))
-    return figures.product_heatmaps(W1[:c, :h], W2[:h, :c], W_eff[:c, :c], names, note)
+    height = PRESENTER_HEIGHT if presenter else 440
+    return figures.product_heatmaps(W1[:c, :h], W2[:h, :c], W_eff[:c, :c], names, note, height)
 
 
 def one_matrix_readout(toy, x: np.ndarray, weights: tuple, W_eff, b_eff) -> np.ndarray:
@@ -64,7 +70,7 @@ def one_matrix_readout(toy, x: np.ndarray, weights: tuple, W_eff, b_eff) -> np.n
         f"{int(np.linalg.matrix_rank(W_eff))} of {C}",
         help="at most min(d_model, d_ff)",
     )
-    if toy.activation != "identity":
+    if toy.bend.bends:
         bent, _ = ffn_forward(x, *weights, toy.activation)
         st.metric(
             f"the same gap with {toy.activation_label}",
@@ -253,8 +259,9 @@ def gated_first(toy) -> bool:
     gaps = bilinear_gaps(x, weights)
     at = {float(s): float(g) for s, g in zip(SCALES, gaps, strict=True)}
     question = Question(
-        "Predict: does SwiGLU without its SiLU collapse into one matrix, as the plain FFN "
-        "without its activation does?",
+        "Predict: SwiGLU is the gated FFN silu(x·W_gate) ⊙ (x·W_up) · W_down, where SiLU, "
+        "silu(z) = z·sigmoid(z), is a smooth ReLU. Without its SiLU, does it collapse into one "
+        "matrix, as the plain FFN without its activation does?",
         "guess_bilinear",
         NOT_ONE,
         answer=NOT_ONE[1],

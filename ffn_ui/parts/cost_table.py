@@ -10,10 +10,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import MODEL_SHAPES, ModelShape, ffn_flops, model_params, quadratic_crossover
+from ffn_core import (
+    MODEL_SHAPES,
+    ModelShape,
+    attention_flops,
+    ffn_flops,
+    model_params,
+    quadratic_crossover,
+)
 from ffn_core.costs import ffn_params, gpt2_shape, swiglu_d_ff
 from ffn_ui import figures
 from ffn_ui.controls.predict import Question, predicted
+from ffn_ui.controls.url import bound_select, bound_select_slider
 from ffn_ui.page.display import show
 
 NONE = float("nan")  # a missing number: the table shows it as a dash, not "None"
@@ -89,9 +97,10 @@ def notice() -> str:
         f"{percent(share(seventy))}: its attention is grouped-query (its {seventy.n_heads} "
         f"query heads share {seventy.n_kv_heads} key and value heads, so K and V shrink) and "
         f"its FFN wider, d_ff {seventy.d_ff:,}. Llama 3 8B, with grouped-query attention "
-        f"too, keeps {percent(share(SHAPES['Llama-3-8B']))}, and Mixtral's eight experts "
-        f"{percent(share(SHAPES['Mixtral-8x7B']))}. The real models' norms are too small "
-        "to see."
+        f"too, keeps {percent(share(SHAPES['Llama-3-8B']))}. Mixtral 8x7B keeps "
+        f"{percent(share(SHAPES['Mixtral-8x7B']))}: its FFN is eight experts, eight FFNs side "
+        "by side of which a small router runs two for each token (the Mixture of experts page "
+        "shows how). The real models' norms are too small to see."
     )
 
 
@@ -110,7 +119,8 @@ def counted(toy, heads: int) -> str:
         )
         + f", with {heads} head{'s' if heads > 1 else ''} of {toy.d_model // heads} numbers "
         "(heads of 64, as GPT-2 and BERT use, where d_model allows); attention's size does "
-        "not depend on the number of heads."
+        "not depend on the number of heads. Mixtral's 'active per token' is what one token "
+        "runs through: the two experts its router picks (top-2) and every shared weight."
     )
 
 
@@ -231,9 +241,9 @@ def matched_width(d_model: int) -> pd.DataFrame:
     ).T
 
 
-def gated_section(d_model: int) -> None:
-    """Section 4: does SwiGLU at its matched width cost more than the plain FFN? Then the
-    counts, and Llama's real widths against the rule."""
+def gated_section(d_model: int) -> bool:
+    """Section 2: does SwiGLU at its matched width cost more than the plain FFN? Then the
+    counts, and Llama's real widths against the rule. True once it is answered."""
     table = matched_width(d_model)
     plain, gated = table["FLOPs per token"]
     question = Question(
@@ -252,7 +262,7 @@ def gated_section(d_model: int) -> None:
         ),
     )
     if not predicted(question, setting=d_model):
-        return
+        return False
     st.dataframe(table.style.format("{:,.0f}"))
     llama2, llama3 = MODEL_SHAPES["Llama-2-7B"], MODEL_SHAPES["Llama-3-8B"]
     st.caption(
@@ -261,4 +271,42 @@ def gated_section(d_model: int) -> None:
         f"256 ({swiglu_d_ff(llama2.d_model, 256):,}); Llama 3 8B multiplies 8/3 × d_model by "
         f"1.3 first and rounds up to a multiple of 1,024: {llama3.d_ff:,}, a wider FFN than "
         "the matched one."
+    )
+    return True
+
+
+def flops_section(yours: ModelShape, presenter: bool) -> None:
+    """Section 4, once the first question is answered (the FFN's line against attention's
+    projections gives the share): a model's FLOPs of one block against the sequence length
+    T, and its counts at the chosen T."""
+    st.markdown(
+        "FLOPs are floating-point operations; a multiply-add counts as 2, so a (T × d) · (d × n) "
+        "product costs 2·T·d·n."
+    )
+    names = [*SHAPES, "your model"]
+    left, right = st.columns(2)
+    chosen = bound_select("model", "cost_model", names, "GPT-2 small", left)
+    lengths = [2**i for i in range(18)]  # 1 to 131,072 tokens
+    seq_len = bound_select_slider("sequence length T", "seq_T", lengths, 1024, "{:,}".format, right)
+    shape = SHAPES.get(chosen) or yours
+    T = np.unique(np.geomspace(1, 131072, 120).astype(np.int64))
+    attn = attention_flops(T, shape.d_model, shape.n_heads, shape.n_kv_heads)
+    ffn = shape.top_k * ffn_flops(T, shape.d_model, shape.d_ff, shape.ffn_kind)
+    cross = quadratic_crossover(shape.d_ff, shape.ffn_kind, shape.top_k)
+    series = {
+        "FFN (active experts)" if shape.n_experts > 1 else "FFN": ffn.astype(float),
+        "attention Q, K, V, O": attn["projections"].astype(float),
+        "attention T² terms": (attn["scores"] + attn["mix"]).astype(float),
+    }
+    title = f"{chosen}: FLOPs of one block, one forward pass over T tokens"
+    show(figures.flops_vs_length(T, series, cross, title, chosen=seq_len), presenter)
+    per_token = ffn_flops(1, shape.d_model, shape.d_ff, shape.ffn_kind) * shape.top_k
+    at_T = attention_flops(seq_len, shape.d_model, shape.n_heads, shape.n_kv_heads)
+    left, mid, right = st.columns(3)
+    left.metric("FFN FLOPs per token", f"{per_token:,}")
+    mid.metric(f"FFN FLOPs over T = {seq_len:,}", f"{per_token * seq_len:.3g}")
+    right.metric(f"attention FLOPs over T = {seq_len:,}", f"{sum(at_T.values()):.3g}")
+    st.caption(
+        f"The FFN's cost per token does not depend on T; attention's T² terms pass the FFN at "
+        f"T = {cross:,.0f} (the dashed line). The grey line is the T you chose."
     )

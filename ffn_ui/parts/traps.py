@@ -39,7 +39,8 @@ def stride_question(D: int, H: int, same: bool) -> Question:
     """Will reading W2 with W1's stride D give the same answer, at these shapes? `same`:
     whether it does (worked out by running it)."""
     return Question(
-        f"With D = {D} and H = {H}, will the one-stride version give the same answer?",
+        f"With D = {D} and H = {H}, will the one-stride version (W2 read with W1's stride D) "
+        "give the same answer as the correct strides?",
         "guess_stride",
         (SAME, DIFFERENT),
         answer=SAME if same else DIFFERENT,

@@ -254,7 +254,7 @@ CHART_COUNTS = {
     "backprop": 3,  # dh_pre and the maps made from it, the check and the exercise wait
     "build_it": 1,  # the diagram of the lines; the learner's own check waits for every line
     "traps": 1,  # W2's flat list, its one-stride reads held back; the other traps wait
-    "scale_and_cost": 2,  # the shares' split and the ratio's lines wait for a prediction
+    "scale_and_cost": 1,  # the shares' split; its parts, the ratio and the FLOPs wait
     "mixture_of_experts": 3,
     "superposition": 3,  # the arrows of the five features and the phase diagram wait
     "memory_lab": 6,  # the capacity curve waits for its toggle

@@ -33,7 +33,7 @@ PAGES = {
     "Traps": "section 3 runs the sidebar's SwiGLU",
     "Backprop & gradient check": "at the product the gradient splits in two",
     "Activations": "SwiGLU's row passes silu(gate) · up",
-    "Scale & cost": "SwiGLU at the same weights",
+    "Scale & cost": "SwiGLU's three matrices, per token",
     "Mixture of experts": "SwiGLU experts, as Mixtral's",
     "Memory lab": "it bends with SiLU",
 }

@@ -150,3 +150,41 @@ def test_the_stack_says_its_blocks_follow_the_sidebar_up_to_a_cap():
     at = open_page(COLLAPSE)
     said = " ".join(m.value for m in at.markdown)
     assert "each the sidebar's d_model → d_ff → d_model (capped at 64 → 256 → 64)" in said
+
+
+def words(node) -> str:
+    """Every word the page shows, in the page's order: headings, text, captions, metrics,
+    the questions."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value}")
+        elif child.type == "radio":
+            said.append(child.label)
+        elif isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(words(child))
+    return " ".join(s for s in said if s)
+
+
+@pytest.mark.parametrize("act", ["ReLU", "SwiGLU"])
+def test_swiglu_and_silu_are_said_where_the_page_first_names_them(act):
+    """Collapse comes before Activations on the path: where the page first names SwiGLU it
+    says it is the gated FFN, with its formula, and where it first names SiLU, a smooth
+    ReLU, z·sigmoid(z)."""
+    said = words(open_page(COLLAPSE, {"act": act}).main)
+    swiglu, silu = said.index("SwiGLU"), said.index("SiLU")
+    assert said[swiglu:].startswith(("SwiGLU is the gated FFN silu(x·W_gate)", "SwiGLU chosen"))
+    assert "the gated FFN silu(x·W_gate) ⊙ (x·W_up) · W_down" in said[swiglu : swiglu + 90]
+    assert "silu(z) = z·sigmoid(z), is a smooth ReLU" in said[silu : silu + 60]
+
+
+def test_in_presenter_mode_the_first_figure_fits_a_projectors_first_screen():
+    """The projector draws a figure 1.3 times as tall: the product's is made shorter first,
+    so that its bottom labels (n10 to n16, rotated) stay on a 1024 × 768 screen."""
+    at = open_page(COLLAPSE)
+    desk = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["height"]
+    at.sidebar.toggle(key="presenter").set_value(True).run()
+    projector = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["height"]
+    assert desk == 440 and projector <= 500

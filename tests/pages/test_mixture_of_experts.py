@@ -60,10 +60,38 @@ def test_k_above_e_is_clipped_with_a_note_and_all_experts_average():
 
 def test_the_title_and_the_headline_follow_e_and_k():
     at = open_page(MOE, {"E": "12", "k": "3"})
-    assert at.title[0].value == "Mixture of experts: capacity without compute"
-    assert "**12 experts, 3 per token: 12× the FFN capacity at 3× the compute of one.**" in [
+    assert at.title[0].value == "Mixture of experts: more parameters, the same compute per token"
+    assert "**12 experts, 3 per token: 12× the FFN parameters at 3× the compute of one.**" in [
         m.value for m in at.markdown
     ]
+
+
+def all_words(node) -> str:
+    """Every word the page shows, in the page's order: headings, text, captions, metrics
+    (label and help), the questions."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value} {child.help or ''}")
+        elif child.type == "radio":
+            said.append(child.label)
+        elif isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(all_words(child))
+    return " ".join(s for s in said if s)
+
+
+def test_the_page_claims_no_compute_for_free_and_says_each_model_where_first_named():
+    """The active experts still compute: the page says more parameters at the same compute
+    per token, never capacity without compute; Mistral 7B and the Switch Transformer are
+    each said in a few words where the page first names them."""
+    said = all_words(open_page(MOE).main)
+    assert "without compute" not in said and "capacity" not in said.lower()
+    mistral = said.index("Mistral 7B")
+    assert "dense model, one FFN per layer" in said[mistral : mistral + 80]
+    switch = said.index("Switch Transformer")
+    assert "mixture-of-experts model, one expert per token" in said[switch : switch + 120]
 
 
 @pytest.mark.parametrize(("E", "k"), [(8, 2), (16, 4), (6, 1)])
@@ -124,10 +152,9 @@ def test_the_balance_loss_is_cited_to_the_switch_transformer_and_counts_token_sl
     from helpers import GLOSSARY
 
     at = open_page(MOE, {"E": "8", "k": "2"})
-    (loss,) = [m for m in at.metric if m.label.startswith("auxiliary load-balancing loss")]
-    assert (
-        loss.label == "auxiliary load-balancing loss (the Switch Transformer's, Fedus et al. 2021)"
-    )
+    assert [m.label for m in at.metric].count("auxiliary load-balancing loss") == 1
+    (cited,) = [c.value for c in at.caption if "Switch Transformer" in c.value]
+    assert cited.startswith("The Switch Transformer's loss (Fedus et al. 2021")
     glossary = " ".join(m.value for m in open_page(GLOSSARY).markdown)
     entry = glossary.split("**load-balancing loss**", 1)[1].split("**", 1)[0]
     assert "Switch Transformer" in entry and "Mixtral" not in entry

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import KEY_VALUE, NEURONS, open_page, run_notebook, trace_y
+from helpers import COLLAPSE, KEY_VALUE, NEURONS, open_page, run_notebook, trace_y
 
 import ffn_ui.notebook.offer as offer
 
@@ -70,3 +70,12 @@ def test_key_value_notebook_sums_the_token_s_writes_to_the_page_s_output(built, 
     np.testing.assert_allclose(
         run_notebook(book)["output"][: len(shown)], shown, rtol=1e-6, atol=1e-9
     )
+
+
+@pytest.mark.parametrize("act", ["ReLU", "Squared ReLU"])
+def test_collapse_notebook_finds_the_rank_the_page_shows(built, act):
+    at = open_page(COLLAPSE, {"act": act, "d_model": "6", "d_ff": "3", "guess": "no"})
+    asked(at, built)
+    (book,) = built
+    (rank,) = [m.value for m in at.metric if m.label == "rank of W_eff"]
+    assert f"{run_notebook(book)['rank']} of 6" == rank  # d_ff = 3 < d_model: rank 3

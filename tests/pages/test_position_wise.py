@@ -4,6 +4,7 @@ the cost of T."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -120,3 +121,33 @@ def test_before_the_guess_the_map_is_drawn_with_no_row_lit_and_nothing_says_whic
     assert np.any(change[t] != 0) and np.all(np.delete(change, t, axis=0) == 0)
     assert "never looks at two tokens at once" in shown_words(at)
     assert len(at.get("plotly_chart")) == 3
+
+
+def words(node) -> str:
+    """Every word the page shows, in the page's order: headings, text, captions, metrics,
+    the questions, the link to the next page."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value}")
+        elif child.type in ("radio", "page_link"):
+            said.append(child.label)
+        elif isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(words(child))
+    return " ".join(s for s in said if s)
+
+
+@pytest.mark.parametrize("act", ["ReLU", "SwiGLU"])
+def test_every_name_is_said_where_the_page_first_uses_it(act):
+    """No "MLP" (the page's word is FFN), no bare "d" (d_model), T said to be the sequence
+    length where it first appears, W_gate inside the gated FFN's formula where first named."""
+    said = words(open_page(POSITION_WISE, {"act": act, **ANSWERS[POSITION_WISE]}).main)
+    assert "MLP" not in said
+    assert not re.search(r"(?<!\w)d(?!\w)", said), "a bare d"
+    first_t = re.search(r"\bT\b", said).start()
+    assert said[first_t - 20 : first_t].endswith("sequence length ")
+    first_gate = said.index("W_gate")
+    assert "gated" in said[first_gate - 40 : first_gate]
+    assert "three mistakes" in said and "two mistakes" not in said  # the next page's promise

@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import ANSWERS, SCALE, decode, open_page, shown_table, traces
+from helpers import (
+    ANSWERS,
+    SCALE,
+    chart_traces,
+    decode,
+    metric,
+    open_page,
+    shown_table,
+    traces,
+)
 
 from ffn_core import MODEL_SHAPES, attention_flops, ffn_flops, model_params, quadratic_crossover
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+BOTH = {**ANSWERS[SCALE], "guess_swiglu_cost": "about the same"}  # the page's two questions
 
 
 def test_the_table_shows_the_cores_counts_and_matches_every_checkpoint():
@@ -42,15 +53,15 @@ def test_the_table_shows_a_dash_where_a_model_has_no_number():
 
 
 def test_flops_chart_follows_the_chosen_model():
-    at = open_page(SCALE, {"cost_model": "Mixtral-8x7B", **ANSWERS[SCALE]})
-    ffn = traces(at, 2)[0]
+    at = open_page(SCALE, {"cost_model": "Mixtral-8x7B", **BOTH})
+    ffn = traces(at, 2)[0]  # after the split and the ratio
     assert ffn["name"] == "FFN (active experts)"
     T = decode(ffn["x"])
     np.testing.assert_allclose(decode(ffn["y"]), 2 * 3 * 2 * T * 4096 * 14336, rtol=1e-6)
 
 
 def test_sequence_length_metrics_are_the_cores():
-    at = open_page(SCALE, {"seq_T": "4,096"})
+    at = open_page(SCALE, {"seq_T": "4,096", **ANSWERS[SCALE]})
     m = MODEL_SHAPES["GPT-2 small"]
     per_token = 2 * 2 * 768 * 3072
     values = {x.label: x.value for x in at.metric}
@@ -118,7 +129,7 @@ def test_before_the_guess_the_blocks_are_drawn_whole_and_nothing_gives_the_share
     said = words(at.main)
     for answer in ("two thirds", "66.6", "67 %", "67%", "0.666", "8·d²", "4·d²", "twice"):
         assert answer not in said, answer
-    assert not at.dataframe and len(at.get("plotly_chart")) == 2  # the split, the FLOPs
+    assert not at.dataframe and len(at.get("plotly_chart")) == 1  # the split alone
     at.radio(key="guess_share").set_value("about a third").run()
     ffn, attention, norms = traces(at, 0)
     assert [ffn["name"], attention["name"], norms["name"]] == [
@@ -131,7 +142,10 @@ def test_before_the_guess_the_blocks_are_drawn_whole_and_nothing_gives_the_share
         assert decode(ffn["x"])[i] == pytest.approx(counts["ffn"] / counts["block"], rel=1e-6)
         assert decode(attention["x"])[i] == pytest.approx(counts["attention"] / counts["block"])
     said = words(at.main)
-    assert "66.6%" in said and "8·d², twice attention's 4·d²" in said
+    assert "66.6%" in said
+    assert len(at.get("plotly_chart")) == 2  # and the FLOPs; the ratio waits for question 2
+    at.radio(key="guess_swiglu_cost").set_value("more").run()
+    assert "8·d², twice attention's 4·d²" in words(at.main)
     assert len(at.get("plotly_chart")) == 3  # and the ratio's lines
 
 
@@ -180,3 +194,43 @@ def test_before_the_swiglu_guess_no_table_or_word_gives_either_ffns_flops():
     assert at.success[-1].value.startswith("Right:")
     (table,) = [d.value for d in at.dataframe if "FLOPs per token" in d.value.columns]
     assert list(table["FLOPs per token"]) == [plain, gated]
+
+
+def test_before_the_share_guess_no_flops_line_or_count_gives_the_ffns_weights():
+    """The FFN's FLOPs against attention's projections are its weights against theirs, two
+    to one: the FLOPs section waits for the first guess, then is the core's."""
+    at = open_page(SCALE)
+    assert not at.metric
+    assert not [t for chart in chart_traces(at) for t in chart if "attention" in t.get("name", "")]
+    said = words(at.main)
+    assert "FFN FLOPs per token" not in said and f"{2 * 2 * 768 * 3072:,}" not in said
+    at.radio(key="guess_share").set_value("about half").run()
+    assert metric(at, "FFN FLOPs per token") == f"{2 * 2 * 768 * 3072:,}"
+
+
+def test_before_the_swiglu_guess_nothing_says_its_weights_match_the_plain_ffns():
+    """Question 2 asks whether SwiGLU at 8/3 × d_model does the plain FFN's FLOPs per token:
+    equal weights would settle it, so no heading, sidebar caption or ratio says so before
+    the guess (the share question answered); after it the ratio's lines and words do."""
+    at = open_page(SCALE, ANSWERS[SCALE])
+    sidebar = words(at.sidebar)
+    assert "d²" not in sidebar and "as many weights" not in sidebar
+    said = words(at.main)  # question 1's why counts GPT-2's 8·d², not SwiGLU's
+    for answer in ("stay at 8·d²", "same weights", "as many weights", "the same FLOPs"):
+        assert answer not in said, answer
+    assert len(at.get("plotly_chart")) == 2  # the split and the FLOPs: no ratio yet
+    at.radio(key="guess_swiglu_cost").set_value("more").run()
+    assert "so it uses d_ff ≈ 8/3·d_model to stay at 8·d²" in words(at.main)
+
+
+def test_an_expert_is_said_where_the_page_first_names_mixtrals():
+    """Mixture of experts comes after this page: where Mixtral's experts first appear (the
+    notice beside the split, once guessed) they are said in a few words, and so is the
+    table's "active per token"."""
+    said = words(open_page(SCALE, ANSWERS[SCALE]).main)
+    first = said.index("expert")
+    assert (
+        "eight FFNs side by side of which a small router runs two for each token"
+        in (said[first : first + 100])
+    )
+    assert "'active per token' is what one token runs through" in said

@@ -214,3 +214,25 @@ def test_the_intro_says_what_importance_is_and_section_three_what_antipodal_is()
     captions = " ".join(c.value for c in at.caption)
     assert "antipodal pair (two features on one line, pointing opposite ways)" in captions
     assert "an FFN has none after W2" in captions  # the toy's readout ReLU is not the FFN's
+
+
+def test_the_page_writes_its_products_as_x_at_w_as_the_rest_of_the_app_does():
+    """The toy's maths in the app's convention (x @ W, a token a row), each formula the
+    core's: h = x @ Wᵀ with W (m, n), x' = ReLU(h @ W + b); the neurons h = ReLU(x @ W1 + b1)
+    with W1 (n, k). Never the paper's W x."""
+    at = open_page(SUPERPOSITION, {"guess_kept": "5"})
+    said = words(at.main)
+    for paper in ("W x", "Wᵀ h", "W1 x", "W2 h", "W·x"):
+        assert paper not in said, paper
+    assert "h = x @ Wᵀ (W is m × n)" in said and "x' = ReLU(h @ W + b)" in said
+    assert "h = ReLU(x @ W1 + b1)" in said and "x' = ReLU(h @ W2 + b2)" in said
+    from ffn_core.superposition import forward
+
+    model = sp.five(0.95, 1.0)
+    x = np.random.default_rng(0).random((3, 5))  # (B, n)
+    np.testing.assert_allclose(
+        forward(x, model.W, model.b)[0], np.maximum(x @ model.W.T @ model.W + model.b, 0)
+    )
+    assert model.W.shape[0] == 2  # m × n: m = 2 hidden dimensions
+    net = sp.neurons(12, 4, 0.95, 1.0)
+    assert net.W1.shape == (12, 4) and net.W2.shape == (4, 12)  # x (B, 12) @ W1, h @ W2
