@@ -1,4 +1,5 @@
-"""Language model: SwiGLU's keys and values inside SmolLM2-135M, a real next-token predictor."""
+"""Language model: SwiGLU's keys and values inside SmolLM2-135M-Instruct, a real next-token
+predictor."""
 
 import numpy as np
 import streamlit as st
@@ -14,19 +15,22 @@ from ffn_ui.parts.language_model import sections as sections
 from ffn_ui.parts.language_model.fact_rewrite import rewrite_section
 
 LEDE = (
-    "SmolLM2-135M, a small trained model that writes text, reads yours through this app's "
-    "own NumPy code and predicts the next token; every block's FFN is SwiGLU."
+    "SmolLM2-135M-Instruct, a small trained model that writes text, reads yours through "
+    "this app's own NumPy code and predicts the next token; every block's FFN is SwiGLU."
 )
 INTRO = (
-    "The Real model page shows an encoder. Here is the kind of model that writes text: "
-    "**SmolLM2-135M-Instruct**, a Llama-style decoder (30 blocks, d_model 576, d_ff 1536), "
-    "run by this app's own NumPy code. Its blocks' matrices ship in Q4_1, a 4-bit format: "
-    "each run of 32 weights is kept as whole numbers from 0 to 15 with one scale and one "
-    "minimum, weight = scale × number + minimum (its token embeddings in an 8-bit format, "
-    "its norms in float32); the app turns them all into float32 once. Every "
-    "block's FFN is SwiGLU, the very `swiglu_forward` of the Activations page, and the "
-    "model reads your text to predict the next token: one probability for every token of "
-    "its vocabulary, of which the figure shows the ten likeliest."
+    "The Real model page's MiniLM lets every token read the whole sentence. Here is the "
+    "kind of model that writes text: **SmolLM2-135M-Instruct** (SmolLM2-135M tuned to "
+    "follow instructions), a Llama-style decoder (30 blocks, d_model 576, d_ff 1536): "
+    "each token reads only itself and the tokens before it, so the model learns to predict "
+    "the next. It runs on this app's own NumPy code. Its blocks' matrices ship in Q4_1, a "
+    "4-bit format: each run of 32 weights is kept as whole numbers from 0 to 15 with one "
+    "scale and one minimum, weight = scale × number + minimum (its token embeddings in an "
+    "8-bit format, its norms in float32); the app turns them all into float32 once. Every "
+    "block's FFN is SwiGLU, run by the very code that runs the toy pages' SwiGLU (the "
+    "sidebar's FFN set to SwiGLU), and the model reads your text to predict the next "
+    "token: one probability for every token of its vocabulary, of which the figure shows "
+    "the ten likeliest."
 )
 
 toy = setup(
@@ -122,8 +126,9 @@ st.caption(
     "One rank-one change to one block's W_down can move a fact (ROME, Meng et al. 2022). "
     "k* is the subject's key: the block's h at the subject's last token (averaged over a "
     "few lead-in texts). Σ is the mean of h hᵀ over 285 sentences written for this app "
-    "(plus a small ridge). k̂ = Σ⁻¹k*/(k*ᵀΣ⁻¹k*) is the direction the edit reads in h: "
-    "multiplying by Σ⁻¹, Σ's inverse, turns k̂ away from the directions those sentences' "
+    "(plus a little on its diagonal, which keeps Σ invertible: those sentences cannot pin "
+    "down every direction h has). k̂ = Σ⁻¹k*/(k*ᵀΣ⁻¹k*) is the direction the edit reads "
+    "in h: multiplying by Σ⁻¹, Σ's inverse, turns k̂ away from the directions those sentences' "
     "keys use most, so that they receive little of the edit's new value δ; dividing "
     "scales it so that k* · k̂ = 1 (the subject receives all of δ), not to length 1. The "
     "edit is W_down + k̂ δᵀ, the same form of update as the Memory lab's W2 + u ⊗ d, with "

@@ -67,9 +67,10 @@ shares, bias = memory.contributions_to(W, X[f], E[objects[f]], act)  # (d_ff,), 
 order = np.argsort(-shares, kind="stable")  # (d_ff,): neurons, largest share first
 n50, n90 = memory.neurons_carrying(shares, 0.5), memory.neurons_carrying(shares, 0.9)
 st.caption(
-    f"The score of “{answer}” for “{subject}” is {S[f, objects[f]]:.3f}: the "
-    f"neurons' shares h_j (W2[j] · e_object) add up to {shares.sum():.3f}, plus "
-    f"b2 · e_object = {bias:.3f}. {n50} neurons carry half of the positive push, {n90} carry 90 %."
+    f"The score of “{answer}” for “{subject}” is {S[f, objects[f]]:.3f}: with e_object "
+    f"the word vector of “{answer}”, the neurons' shares h_j (W2[j] · e_object) add up to "
+    f"{shares.sum():.3f}, plus b2 · e_object = {bias:.3f}. {n50} neurons carry half of the "
+    f"positive push, {n90} carry 90 %."
 )
 show(figures.largest_shares(shares, neuron_names, answer), toy.presenter)
 own = memory.answer_shares(W, X, E[objects], act)  # (F, d_ff)
@@ -86,8 +87,8 @@ st.caption(
     "The value read against every word is the vocabulary projection of Geva et al. (2022), "
     "which LM-Debugger (Geva et al., EMNLP 2022 demos) shows for GPT-2's neurons. "
     "Neuroscope (Nanda, 2022) shows something else: the texts that make a neuron fire "
-    "hardest. The Real model page shows both for a trained encoder; here every number can "
-    "be checked."
+    "hardest. The Real model page shows both for MiniLM, a trained model that reads a "
+    "whole sentence at once; here every number can be checked."
 )
 
 st.subheader("4. Switch neurons off")

@@ -44,7 +44,7 @@ def loss_and_recall(losses: np.ndarray, recall: np.ndarray) -> go.Figure:
         hovermode="x unified",
         legend={"orientation": "h", "y": -0.25},
         xaxis={"title": "step"},
-        yaxis={"title": "loss (log scale), solid", "type": "log"},
+        yaxis={"title": "loss (log scale), solid", "type": "log", "tickvals": log_ticks(losses)},
         yaxis2={
             "title": "recall (share of facts), dashed",
             "overlaying": "y",
@@ -55,6 +55,21 @@ def loss_and_recall(losses: np.ndarray, recall: np.ndarray) -> go.Figure:
             "showgrid": False,
         },
     )
+
+
+def log_ticks(values: np.ndarray) -> list[float]:
+    """Where a log axis over `values` (any shape) labels its ticks: the powers of ten
+    around them, so that labels never crowd (Plotly's own label 2 and 5 of each power as
+    well); 1, 2 and 5 of each power when the values span less than two powers of ten."""
+    positive = values[values > 0]
+    if positive.size == 0:
+        return [1.0]
+    low = int(np.floor(np.log10(positive.min())))
+    high = int(np.ceil(np.log10(positive.max())))
+    powers = [10.0**k for k in range(low, high + 1)]
+    if high - low >= 2:
+        return powers
+    return [p * m for p in powers for m in (1, 2, 5)]
 
 
 def largest_shares(shares: np.ndarray, names: list[str], word: str, most: int = 30) -> go.Figure:

@@ -65,7 +65,7 @@ def apply_preset(name: str) -> None:
     st.session_state.update(lm_text=preset.text, lm_layer=preset.layer)
 
 
-@once_per_process(spinner="Loading SmolLM2-135M (93 MB file, 540 MB) …")
+@once_per_process(spinner="Loading SmolLM2-135M-Instruct (93 MB file, 540 MB) …")
 def smollm() -> LanguageModel:
     """Read once per server process; its arrays are read-only, so sessions can share it."""
     return load_smollm()

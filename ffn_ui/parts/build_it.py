@@ -58,6 +58,13 @@ def toy_case(toy) -> Case:
     return Case("the sidebar's toy", 1, T, C, H, seed=0, given=given)
 
 
+# What each size letter is, said where the letters first appear on the page.
+SIZES_MEANT = (
+    "B sequences in a batch, T positions (tokens) in each, model width C = d_model, "
+    "hidden width H = d_ff"
+)
+
+
 def sizes_text(case: Case) -> str:
     return f"B, T, C, H = {case.B}, {case.T}, {case.C}, {case.H}"
 
@@ -66,7 +73,8 @@ def checked_on(case: Case, toy_chosen: bool) -> str:
     """Which shapes every line is checked on, and what a line may read."""
     also = f", and on {case.name}, {sizes_text(case)}" if toy_chosen else ""
     return (
-        f"Every line is checked on the small batch, {sizes_text(LESSON)}, and on "
+        f"Every line is checked on the small batch, {sizes_text(LESSON)} ({SIZES_MEANT}), "
+        "and on "
         f"{sizes_text(UNEVEN)}{also}. A line may use the names below and the lines above "
         "it, each graded with the correct values of the lines above substituted in, so one "
         "mistake does not spill into the next. float64, seeded."
@@ -81,7 +89,7 @@ def names_table(case: Case) -> pd.DataFrame:
         "W1, b1": (f"{(C, H)}, {(H,)}", "the first layer"),
         "W2, b2": (f"{(H, C)}, {(C,)}", "the second layer"),
         "dout": ((B, T, C), "the loss's gradient at out (backward pass only)"),
-        "B, T, C, H": (f"{B}, {T}, {C}, {H}", "the sizes, as numbers"),
+        "B, T, C, H": (f"{B}, {T}, {C}, {H}", f"the sizes, as numbers: {SIZES_MEANT}"),
         "np": ("", "maximum, where, einsum, sum, exp, … (the allowed list below)"),
     }
     return pd.DataFrame(
@@ -150,7 +158,9 @@ def line(step, verdict: Verdict | None, stacked: bool = False) -> bool:
             f"{step.name} =",
             key=key(step.name),
             max_chars=MAX_CHARS,
-            placeholder=f"{step.of}, then Enter",
+            # Short enough not to be cut off at 1280 px or on a phone: beside the diagram,
+            # the caption above says what the line is; in a section, the section says Enter.
+            placeholder="a NumPy expression, then Enter" if stacked else step.of,
             persist_state="session",
         )
     if verdict and not verdict.right:

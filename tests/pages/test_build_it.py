@@ -341,3 +341,27 @@ def test_the_rebuild_asks_the_shapes_before_it_shows_them():
     assert table.loc["h", table.columns[0]] == "(2, 4, 16)"
     assert table.loc["dW1", table.columns[0]] == "(8, 16)"
     assert table.loc["dW2", table.columns[0]] == "(16, 8)"
+
+
+def test_the_size_letters_are_said_in_words_where_they_first_appear():
+    at = open_page(BUILD_IT)
+    shown = said(at)
+    first = shown.index("B, T, C, H")
+    meant = "B sequences in a batch, T positions (tokens) in each, model width C = d_model, "
+    assert meant + "hidden width H = d_ff" in shown[first : first + 160]
+    table = at.dataframe[0].value
+    assert "hidden width H = d_ff" in table.loc["B, T, C, H", "what"]
+
+
+def test_every_line_s_placeholder_is_short_enough_to_show_whole():
+    """The first line stands in the narrow column beside the diagram: its placeholder says
+    no more than the caption above it leaves to say, and fits that box at 1280 × 800 and
+    on a phone (as a line in a section does, its box being wider)."""
+    at = open_page(BUILD_IT)
+    first = at.text_input(key="typed_h_pre").proto.placeholder
+    assert first == "a NumPy expression, then Enter"
+    assert "The first line to write: the first layer's pre-activation." in said(at)
+    for step in (*STEPS, *CHECK_STEPS, *COLLAPSE_STEPS):
+        if step.name != "h_pre":
+            assert at.text_input(key=f"typed_{step.name}").proto.placeholder == step.of
+            assert len(step.of) <= 37, step.name

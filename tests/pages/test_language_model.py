@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import streamlit as st
@@ -324,3 +326,38 @@ def test_the_page_opens_on_the_next_token_and_explains_after_it(smollm):
     first_figure = said.index("The figure in numbers: ")
     assert "30 blocks, d_model 576" in said[first_figure:]
     assert "Q4_1" not in said[:first_figure] and "predicts the next token" in said[:first_figure]
+
+
+def test_the_model_s_name_is_the_file_the_core_loads_everywhere_the_page_says_it(smollm):
+    """The core reads SmolLM2-135M-Instruct's file: the page names that model each time,
+    never the base model alone, and says in words what the Instruct version is."""
+    from ffn_core.models.smollm.files import FILE_NAME
+
+    name = FILE_NAME.split(".")[0]
+    assert name == "SmolLM2-135M-Instruct"
+    said = words(open_page(LANGUAGE_MODEL).main)
+    assert said.count(name) >= 2  # the first sentence, and the explanation after the figure
+    base_alone = said.count("SmolLM2-135M") - said.count(name)
+    assert base_alone == said.count("SmolLM2-135M tuned to follow instructions") == 1
+
+
+def test_decoder_ridge_and_the_swiglu_code_are_said_in_words(smollm):
+    said = words(open_page(LANGUAGE_MODEL).main)
+    assert "swiglu_forward" not in said and "ridge" not in said
+    decoder = said.index("decoder")
+    assert "each token reads only itself and the tokens before it" in said[decoder : decoder + 120]
+    assert "the very code that runs the toy pages' SwiGLU" in said
+    assert "plus a little on its diagonal, which keeps Σ invertible" in said
+
+
+def test_every_bar_chart_names_both_its_axes(smollm):
+    at = open_page(LANGUAGE_MODEL)
+    for chart in at.get("plotly_chart"):
+        figure = json.loads(chart.proto.spec)
+        if not any(trace["type"] == "bar" for trace in figure["data"]):
+            continue
+        layout = figure["layout"]
+        for axis in ("xaxis", "yaxis"):
+            assert layout[axis]["title"]["text"], (layout["title"]["text"], axis)
+    layout = json.loads(at.get("plotly_chart")[5].proto.spec)["layout"]
+    assert layout["xaxis"]["title"]["text"] == "block"  # 1 … 30 on it: the blocks

@@ -151,3 +151,20 @@ def test_before_the_guess_no_word_or_figure_says_which_facts_the_edit_moves(fres
     at.radio(key="guess_edit").set_value("none of them").run()
     after = words(at.main)
     assert "Other facts whose answer changed" in after and "the rank-one change to W2" in after
+
+
+def test_the_loss_axis_labels_only_powers_of_ten_so_its_labels_never_crowd(fresh_caches):
+    at = open_page(MEMORY, {"facts": "countries → capitals"})
+    _facts, result, _E, _X, _objects = setup_table("countries → capitals")
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    ticks = np.array(layout["yaxis"]["tickvals"])
+    assert np.allclose(np.log10(ticks), np.round(np.log10(ticks)))  # 1, 10, 0.1, …: no 2 or 5
+    assert ticks.min() <= result.losses.min() and ticks.max() >= result.losses.max()
+
+
+def test_e_object_and_minilm_are_said_in_words_where_they_appear(fresh_caches):
+    said = words(open_page(MEMORY, {"facts": "countries → capitals"}).main)
+    first = said.index("e_object")
+    assert "e_object the word vector of “paris”" in said[first - 20 : first + 40]
+    assert "encoder" not in said  # the Real model's MiniLM, said in words instead
+    assert "MiniLM, a trained model that reads a whole sentence at once" in said

@@ -365,3 +365,37 @@ def open_toy_scores() -> np.ndarray:
 
     x, weights = expected_default_model()
     return x @ weights["W1"] + weights["b1"]
+
+
+def test_the_similarities_say_they_are_cosines_of_sentence_embeddings_as_the_core_makes_them(
+    minilm,
+):
+    """The three numbers are cos(embedding, embedding); the page says what an embedding is,
+    and the core's embedding is that: the last layer's token vectors averaged, length 1."""
+    at = open_page(REAL_MODEL)
+    captions = " ".join(c.value for c in at.caption)
+    assert "cosine similarity between two sentence embeddings" in captions
+    assert "tokens' vectors after the last layer, averaged and scaled to length 1" in captions
+    for label in ("original vs switched off", "original vs second sentence"):
+        (shown,) = [m for m in at.metric if m.label == label]
+        assert "Cosine similarity of the two sentence embeddings" in shown.help
+    trace = minilm.run(rm.DEFAULT.text)
+    mean = trace.hidden_states[-1].astype(np.float64).mean(axis=0)
+    np.testing.assert_allclose(trace.embedding, mean / np.linalg.norm(mean), atol=1e-6)
+    other = minilm.run(rm.DEFAULT.other).embedding
+    expected = float(trace.embedding @ other) / float(
+        np.linalg.norm(trace.embedding) * np.linalg.norm(other)
+    )
+    assert metric(at, "original vs second sentence") == f"{expected:.4f}"
+
+
+def test_sections_4_and_5_say_what_they_hold_while_closed():
+    """Closed, each section is more than a heading: a line says what opening it shows (a
+    class's students, who see no expander, read that line too)."""
+    said = words(open_page(REAL_MODEL).main)
+    for heading, line in (
+        ("4. Which neurons matter", "neurons is scored by how much it pushes the two sentences"),
+        ("5. The toy pages' three facts", "Keys fire on patterns, the output is a sum"),
+    ):
+        after = said[said.index(heading) :]
+        assert line in after[:300], heading

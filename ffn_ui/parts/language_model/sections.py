@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from ffn_core.models.edits import Edit
@@ -46,9 +47,14 @@ def pushers_table(per_neuron: np.ndarray) -> list[Pusher]:
     ]
 
 
+def named_axes(figure: go.Figure, x: str, y: str) -> go.Figure:
+    """The figure with its axes' titles: every bar chart here says what each axis counts."""
+    return figure.update_xaxes(title_text=x).update_yaxes(title_text=y)
+
+
 def pusher_bars(pushers: list[Pusher]):
     colours = [UP if p.push > 0 else DOWN for p in pushers]
-    return figures.bars(
+    bars = figures.bars(
         [p.label for p in pushers],
         [p.push for p in pushers],
         "the neurons that push the predicted word up most, and down most",
@@ -56,6 +62,7 @@ def pusher_bars(pushers: list[Pusher]):
         colours=colours,
         horizontal=True,
     )
+    return named_axes(bars, "push on the predicted word's logit", "block b, neuron n")
 
 
 def pick_pusher(pushers: list[Pusher]) -> tuple[int, int]:
@@ -76,7 +83,8 @@ def value_figure(model: LanguageModel, trace: Trace, layer: int, neuron: int, ta
     words, values = lm.value_bars(layer, neuron, h / rms, target, 8)
     colours = [UP] * 8 + [DOWN] * 8 + ["#999999"]
     title = f"b{layer + 1} n{neuron + 1}, h = {h:.3g} here: the tokens it pushes up and down"
-    return figures.bars(words, values, title, "push on the logit", colours=colours, horizontal=True)
+    bars = figures.bars(words, values, title, "push on the logit", colours=colours, horizontal=True)
+    return named_axes(bars, "push on the token's logit", "token")
 
 
 def logit_lens(readout: lm.Readout, word: str, presenter: bool) -> None:
@@ -90,8 +98,9 @@ def logit_lens(readout: lm.Readout, word: str, presenter: bool) -> None:
     strip = figures.lens_strip(blocks, readout.lens_tops, readout.lens_p, word)
     show(strip, presenter)
     shares = {"attention": parts["attention"], "FFN": parts["ffn"]}
+    title = f"each block's direct share of “{word}”'s logit"
     show(
-        figures.grouped_bars(shares, blocks, f"each block's direct share of “{word}”'s logit"),
+        named_axes(figures.grouped_bars(shares, blocks, title), "block", "added to the logit"),
         presenter,
     )
     total = float(parts["embedding"] + parts["attention"].sum() + parts["ffn"].sum())
@@ -126,13 +135,14 @@ def edit_controls(pushers: list[Pusher], last: int) -> tuple[tuple[Edit, ...], s
 def top_bars(top: list[tuple[int, float]]):
     """The likeliest next tokens (`LanguageModel.top_next`) as bars."""
     words = [f"“{lm.token_label(i)}”" for i, _ in top]
-    return figures.bars(
+    bars = figures.bars(
         words,
         [p for _, p in top],
         f"the {len(top)} likeliest next tokens",
         "probability",
         horizontal=True,
     )
+    return named_axes(bars, "probability", "next token")
 
 
 def before_after(before: np.ndarray, after: np.ndarray, k: int = 8):
@@ -140,7 +150,8 @@ def before_after(before: np.ndarray, after: np.ndarray, k: int = 8):
     best = list(dict.fromkeys([*np.argsort(before)[::-1][:k], *np.argsort(after)[::-1][:k]]))
     words = [f"“{lm.token_label(i)}”" for i in best]
     series = {"before": before[best], "after the edit": after[best]}
-    return figures.grouped_bars(series, words, "next-token probability, before and after")
+    bars = figures.grouped_bars(series, words, "next-token probability, before and after")
+    return named_axes(bars, "next token", "probability")
 
 
 GATE_QUESTION = Question(

@@ -55,6 +55,11 @@ def one_layer(text: str, threshold: float, presenter: bool) -> None:
 
     # Sections 4 and 5 run only once opened: a closed expander's code is skipped.
     st.subheader("4. Which neurons matter for the similarity of the two sentences")
+    st.caption(
+        f"Here each of layer {layer + 1}'s neurons is scored by how much it pushes the two "
+        "sentences' similarity up or down; then a question on switching the strongest off. "
+        "It runs the model backwards, so it waits until you open it."
+    )
     scores = st.expander(
         "Show each neuron's score, then predict", key="rm_open_5", on_change="rerun"
     )
@@ -63,6 +68,10 @@ def one_layer(text: str, threshold: float, presenter: bool) -> None:
             sections.similarity_section(text, other, layer, presenter)
 
     st.subheader("5. The toy pages' three facts, checked on this model")
+    st.caption(
+        "Keys fire on patterns, the output is a sum of value vectors, and the FFN works on "
+        "each token alone: each checked on this layer's own numbers once you open it."
+    )
     label = "Check them at this layer, neuron and token"
     facts = st.expander(label, key="rm_open_6", on_change="rerun")
     if facts.open:

@@ -17,6 +17,15 @@ from ffn_ui.models import minilm as rm
 from ffn_ui.page.display import show
 from ffn_ui.parts.real_model.tables import value_sum_table
 
+SIMILARITY = (
+    "Each number below is a cosine similarity between two sentence embeddings. A sentence's "
+    "embedding is its tokens' vectors after the last layer, averaged and scaled to length 1; "
+    "the cosine is 1 when two embeddings point the same way, 0 when they are at right angles."
+)
+SIMILARITY_HELP = (
+    "Cosine similarity of the two sentence embeddings (each the mean of its tokens' vectors "
+    "after the last layer, scaled to length 1): 1 is the same direction."
+)
 ESTIMATE_VERDICTS = ("within a quarter of it", "the right sign, but further off", "the wrong sign")
 
 
@@ -75,10 +84,17 @@ def switch_off_section(
         states, embedding = rm.switched_off(text, layer, (neuron,))
         what = f"{neurons[neuron]} of layer {layer + 1} at every token"
     before, after = rm.similarity(text, other_text), cosine(embedding, other.embedding)
+    st.caption(SIMILARITY)
     left, mid, right = st.columns(3)
-    left.metric("original vs switched off", f"{cosine(trace.embedding, embedding):.4f}")
-    mid.metric("original vs second sentence", f"{before:.4f}")
-    right.metric("switched off vs second sentence", f"{after:.4f}", f"{after - before:+.4f}")
+    original = cosine(trace.embedding, embedding)
+    left.metric("original vs switched off", f"{original:.4f}", help=SIMILARITY_HELP)
+    mid.metric("original vs second sentence", f"{before:.4f}", help=SIMILARITY_HELP)
+    right.metric(
+        "switched off vs second sentence",
+        f"{after:.4f}",
+        f"{after - before:+.4f}",
+        help=SIMILARITY_HELP,
+    )
     change = np.linalg.norm(states - trace.hidden_states, axis=-1)  # (L + 1, T)
     rows = ["embeddings", *[f"after layer {i + 1}" for i in range(len(states) - 1)]]
     show(figures.spread_heatmap(change, rows, tokens), presenter)
