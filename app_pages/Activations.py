@@ -10,13 +10,13 @@ from ffn_core.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
 from ffn_ui.controls.buttons import model_preset_button
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.page.sections import curves_section, gelu_dip
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained
-from ffn_ui.page.toy import ACTIVATION_LABELS
+from ffn_ui.toy import ACTIVATION_LABELS
 from ffn_ui.words import count, number
 
 LEDE = (

@@ -7,11 +7,11 @@ from ffn_core import ffn_backward_steps, ffn_forward
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement
-from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_number
 from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show, show_in_pairs
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import predicted
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.backprop import (

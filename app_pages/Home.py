@@ -7,12 +7,12 @@ import streamlit as st
 from ffn_core import contributions, ffn_forward
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.drag import drag_plane
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_slider
 from ffn_ui.figures import half_planes, neuron_writes_figure
 from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import TIER_ICONS, TIERS
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.home import (

@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_ui.controls.labels import token_labels
-from ffn_ui.controls.url import bound_slider, bound_text, literal, whole_words
+from ffn_ui.controls.url import bound_slider, bound_text, whole_words
 from ffn_ui.models import smollm as lm
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
@@ -13,6 +13,7 @@ from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.language_model import sections as sections
 from ffn_ui.parts.language_model.fact_rewrite import rewrite_section
+from ffn_ui.words import literal
 
 LEDE = (
     "SmolLM2-135M-Instruct, a small trained model that writes text, reads yours through "

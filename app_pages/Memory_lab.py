@@ -9,10 +9,10 @@ from ffn_core.softmax import softmax
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
-from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_multiselect, bound_select, bound_slider, bound_toggle
 from ffn_ui.page.display import show, show_in_pairs
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import predicted
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.page.training_cache import trained_memory

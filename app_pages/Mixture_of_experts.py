@@ -10,13 +10,13 @@ from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement, labels
 from ffn_ui.controls.pickers import pick_token, tokens_gone
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_slider
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.page.setup import setup
-from ffn_ui.page.shared_arrays import experts_and_router
 from ffn_ui.page.stage import explained, stage
+from ffn_ui.shared_arrays import experts_and_router
 
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # E experts of this size are kept in memory at most
 LEDE = (
@@ -32,7 +32,7 @@ INTRO = (
 )
 
 
-TITLE = "Mixture of experts: more parameters, the same compute per token"
+TITLE = "Mixture of experts: many FFNs stored, a few run per token"
 toy = setup("Mixture of experts", TITLE, LEDE)
 picture, controls = stage(toy.presenter)
 with controls:

@@ -9,11 +9,11 @@ from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement, labels
 from ffn_ui.controls.pickers import pick_token, tokens_gone
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_number, bound_slider
 from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 
@@ -117,8 +117,8 @@ m = 3 if toy.gated else 2  # weight matrices: each costs 2·T·d_model·d_ff
 st.caption(
     f"FLOPs (floating-point operations; a multiply-add counts as 2) of one forward pass "
     f"for your d_model = {toy.d_model}, d_ff = {toy.d_ff}. "
-    f"Attention's T² terms (scores and mixing, 4·T²·d_model) overtake the FFN "
-    f"({2 * m}·T·d_model·d_ff, {m} matrices) at T = {cross:,.0f}, where "
+    f"Attention's T² terms (scores and mixing, 4·T²·d_model) equal the FFN's "
+    f"({2 * m}·T·d_model·d_ff, {m} matrices) at T = {cross:,.0f} and pass them beyond, where "
     f"4·T²·d_model = {2 * m}·T·d_model·d_ff, so T = {'1.5 × ' if toy.gated else ''}d_ff."
 )
 series = {

@@ -3,10 +3,10 @@
 import streamlit as st
 
 from ffn_core.costs import default_heads
-from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_number
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import predicted
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.cost_table import (

@@ -14,10 +14,10 @@ from ffn_core.superposition import (
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_select_slider, bound_slider
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts import superposition as sp
@@ -93,7 +93,9 @@ st.subheader("2. Bigger n: how much of a dimension each feature gets")
 left, right = st.columns(2)
 n = bound_slider("features n", "sp_n", 4, sp.MAX_FEATURES, 20, 1, left)
 m = bound_slider("hidden dimensions m", "sp_m", 1, sp.MAX_HIDDEN, 5, 1, right)
-if m >= n:
+if not answered:  # how many features a layer keeps: the question at the top
+    st.caption("This section waits for the question at the top: it shows what a layer keeps.")
+elif m >= n:
     st.info(f"With m = {m} ≥ n = {n} every feature can have a dimension of its own; try m < n.")
 else:
     big = sp.toy(n, m, sparsity, decay)

@@ -10,10 +10,10 @@ from ffn_core import ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_number, bound_text
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
 from ffn_ui.parts.traps import (
@@ -29,8 +29,8 @@ from ffn_ui.parts.traps import (
 )
 
 LEDE = (
-    "Three mistakes made writing the FFN by hand that a test can miss: reading W2 with W1's "
-    "stride, passing W1 transposed, and a ReLU after W2."
+    "Three mistakes made writing the FFN by hand: reading W2 with W1's stride, passing W1 "
+    "transposed, and a ReLU after W2. Which of them would a test notice?"
 )
 INTRO = (
     "By hand, in the W @ x convention, W1 is H × D and W2 is D × H, where D is d_model and H "
@@ -44,7 +44,7 @@ STRIDES = (  # where the rows start: said once guessed, as it settles the questi
 )
 
 
-toy = setup("Traps", "Traps: the mistakes that square examples hide", LEDE)
+toy = setup("Traps", "Traps: three mistakes of an FFN written by hand", LEDE)
 asked = st.container()  # the question goes above the figure; it names D and H, read beside it
 picture, controls = stage(toy.presenter)
 with controls:

@@ -34,7 +34,7 @@ from pathlib import Path
 from deploy.lecture_hall import LectureHall
 from ffn_ui.classroom.redis_store import RedisRoomStore
 from ffn_ui.classroom.votes import question_id
-from ffn_ui.controls.predict import NOT_SURE
+from ffn_ui.page.predict import NOT_SURE
 from harness.class_protocol import Participant, token_x1
 from harness.protocol import Visitor
 from harness.server import children_of, cpu_seconds

@@ -116,7 +116,7 @@ def at_max(page: str | None, extra: dict[str, str]) -> AppTest:
 
 def as_link(at: AppTest, query: dict[str, str]) -> None:
     """Open `at` as a link with `query` would, with the guesses among it already made: a
-    guess is the learner's own and never rides in a link (ffn_ui/controls/predict.py)."""
+    guess is the learner's own and never rides in a link (ffn_ui/page/predict.py)."""
     for key, value in query.items():
         if key.startswith("guess"):
             at.session_state[key] = value

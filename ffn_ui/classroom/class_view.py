@@ -28,8 +28,8 @@ from ffn_ui.classroom.recording import digest_of
 from ffn_ui.classroom.room import REVEALED, store
 from ffn_ui.classroom.store import ClassConnectionError, Look, RoomError
 from ffn_ui.classroom.votes import class_round
-from ffn_ui.controls.predict import NOT_SURE, Question, ask
 from ffn_ui.page.display import draw
+from ffn_ui.page.predict import NOT_SURE, Question, ask
 from ffn_ui.page.setup import display_toggles, setup_page
 
 OWN_WORK = {"Build it"}  # pages whose point is what each student types: followed whole

@@ -1,7 +1,7 @@
 """A page's predict-then-reveal question, asked of the whole class, as Mentimeter or Kahoot
 run one.
 
-In a class, `ffn_ui.controls.predict.predicted` hands its question to `class_round`:
+In a class, `ffn_ui.page.predict.predicted` hands its question to `class_round`:
 - a student's guess is sent as their answer, counted once, anonymously; their page says
   "your answer is in" and shows no verdict and nothing that settles the question;
 - the teacher's page shows, live, how many students have answered and how many not yet

@@ -7,7 +7,7 @@ import streamlit as st
 
 from ffn_ui.controls.labels import labels
 from ffn_ui.controls.url import bound_select
-from ffn_ui.page.toy import Toy
+from ffn_ui.toy import Toy
 
 
 def pick_token(

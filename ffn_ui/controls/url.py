@@ -24,7 +24,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ffn_ui.streamlit_internals import forget_seed, history_navigation, kept_by_widgets
-from ffn_ui.words import literal, sentence_start  # noqa: F401 (until every reader imports words)
+from ffn_ui.words import literal
 
 BOUND = {"bind": "query-params", "persist_state": "session"}
 REGISTRY_KEY = "bound_params"  # session_state: every bound key drawn so far, with its rule

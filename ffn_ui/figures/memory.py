@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from ffn_ui.figures.base import COLOURS, FIRED, SEQUENTIAL, SILENT, curve, f32, figure
 from ffn_ui.figures.charts import bars, matrix_heatmap
-from ffn_ui.page.alt_text import number
+from ffn_ui.words import number
 
 
 def loss_and_recall(losses: np.ndarray, recall: np.ndarray) -> go.Figure:

@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from ffn_core.models.edits import Edit
@@ -18,11 +19,10 @@ from ffn_core.models.minilm.corpus import TopTokens, load_corpus, load_index, to
 from ffn_core.models.minilm.files import ENV_VAR, MODEL_FILES, download_minilm, find_model_dir
 from ffn_core.models.minilm.model import MiniLM, Trace, cosine, load_minilm
 from ffn_core.models.sources import MINILM
-from ffn_ui.controls.labels import token_labels
+from ffn_ui.controls.labels import labels, token_labels
 from ffn_ui.models.install import Offer, files_or_instructions
-from ffn_ui.page.shared_arrays import read_only
-from ffn_ui.parts.real_model.tables import activations_csv
 from ffn_ui.process_wide import once_per_process
+from ffn_ui.shared_arrays import read_only
 from ffn_ui.words import literal
 
 log = logging.getLogger(__name__)
@@ -183,3 +183,9 @@ def layer_csv(text: str, layer: int) -> str:
     """activations_csv of the sentence's layer, from the shared run (for a download)."""
     trace = run(text)
     return activations_csv(token_labels(trace.tokens, start=0), trace.ffn_act[layer])
+
+
+def activations_csv(tokens: list[str], h: np.ndarray) -> str:
+    """One layer's activations as CSV: a row per token, a column per neuron (n1 …)."""
+    columns = labels("n", h.shape[1])
+    return pd.DataFrame(h, index=pd.Index(tokens, name="token"), columns=columns).to_csv()

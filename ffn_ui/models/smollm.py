@@ -21,8 +21,8 @@ from ffn_core.models.smollm.model import LanguageModel, Trace, load_smollm
 from ffn_core.models.sources import SMOLLM
 from ffn_core.softmax import softmax
 from ffn_ui.models.install import Offer, files_or_instructions
-from ffn_ui.page.shared_arrays import read_only
 from ffn_ui.process_wide import once_per_process
+from ffn_ui.shared_arrays import read_only
 
 log = logging.getLogger(__name__)
 OFFER = Offer(

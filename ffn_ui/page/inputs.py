@@ -14,8 +14,8 @@ from ffn_core.typed_numbers import encode_arrays
 from ffn_ui.controls.labels import labels, token_labels
 from ffn_ui.controls.url import bound_number, bound_text, forget_url_value, register, whole_words
 from ffn_ui.page import editing
-from ffn_ui.page.shared_arrays import random_tokens, random_weights, sentence_vectors
-from ffn_ui.page.toy import MAX_EDIT
+from ffn_ui.shared_arrays import random_tokens, random_weights, sentence_vectors
+from ffn_ui.toy import MAX_EDIT
 
 DEFAULT_TEXT = "the cat sat on the mat"
 SENTENCE_CHARS = 300  # the sentence box's limit: 64 words of about four letters

@@ -23,7 +23,7 @@ from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.url import bound_multiselect, bound_slider, bound_toggle
 from ffn_ui.page.display import show
 from ffn_ui.page.stage import stage
-from ffn_ui.page.toy import ACTIVATION_LABELS as NAMES
+from ffn_ui.toy import ACTIVATION_LABELS as NAMES
 
 SLICES = ("SwiGLU, gate = up = z", "SwiGLU, up = 1")  # one-input slices of SwiGLU
 DEFAULT_CURVES = ["ReLU", "GELU", "GELU-tanh", "SiLU"]

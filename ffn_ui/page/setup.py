@@ -19,7 +19,7 @@ from ffn_ui.page import editing
 from ffn_ui.page.files import show_upload_result, weight_files
 from ffn_ui.page.inputs import model_weights, tokens
 from ffn_ui.page.server import configure_process, hand_back_freed_memory
-from ffn_ui.page.toy import FFN_LABELS, MAX_EDIT, Toy
+from ffn_ui.toy import FFN_LABELS, MAX_EDIT, Toy
 
 INIT_OPTIONS = ("normal", "Xavier", "hand-edited", "uploaded")
 TOKEN_OPTIONS = ("sentence", "random", "edited")

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ffn_core.memory import train_memory
 from ffn_core.training import TASKS, TrainResult, make_task, train_ffn
-from ffn_ui.page.shared_arrays import read_only
+from ffn_ui.shared_arrays import read_only
 
 # Collapse can ask for 7 tasks x (the linear network and 4 activations) x 2 sizes: 70
 # settings. A result is a few kB (d_ff <= 64 on two inputs, at most 2,000 losses).

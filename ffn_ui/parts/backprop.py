@@ -13,9 +13,9 @@ from ffn_core.gradcheck import loss_along_score
 from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
 from ffn_ui.controls.labels import labels, position_labels
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_select, bound_slider, bound_text
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question, predicted
 
 LOSSES = ("sum(out · G)", "squared error to a target", "typed in")
 MAX_D_MODEL, MAX_D_FF = 256, 1024  # the largest block of the model the page runs

@@ -17,9 +17,9 @@ import streamlit as st
 from ffn_core.swiglu import swiglu_backward, swiglu_forward, swiglu_steps
 from ffn_ui import figures
 from ffn_ui.controls.labels import agreement, labels, position_labels
-from ffn_ui.controls.predict import predicted
 from ffn_ui.controls.url import bound_select_slider, bound_toggle
 from ffn_ui.page.display import show, show_in_pairs
+from ffn_ui.page.predict import predicted
 from ffn_ui.page.stage import explained
 from ffn_ui.parts.backprop import (
     MAX_SHOWN,

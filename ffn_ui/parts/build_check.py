@@ -10,8 +10,8 @@ import streamlit as st
 
 from ffn_core.exercise import build_ffn, check_lines, collapse_lines
 from ffn_core.exercise.build_ffn import LESSON, STEPS, Case, Verdict
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_select
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.parts.build_it import key, line
 
 CHECK, COLLAPSE = check_lines.CHECK_STEPS, collapse_lines.COLLAPSE_STEPS

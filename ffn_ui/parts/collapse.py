@@ -17,9 +17,9 @@ from ffn_core.init import init_weights
 from ffn_core.training import TASKS, TrainResult, make_task, probability_grid
 from ffn_ui import figures
 from ffn_ui.controls.labels import labels
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_slider
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.page.stage import stage
 
 MAX_D_MODEL = 256  # W_eff is d_model x d_model, multiplied out and decomposed in full

@@ -20,9 +20,9 @@ from ffn_core import (
 )
 from ffn_core.costs import ffn_params, gpt2_shape, swiglu_d_ff
 from ffn_ui import figures
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_select, bound_select_slider
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question, predicted
 
 NONE = float("nan")  # a missing number: the table shows it as a dash, not "None"
 

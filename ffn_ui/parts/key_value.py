@@ -13,9 +13,9 @@ from ffn_core import get_activation
 from ffn_core.forms import value_rows
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
-from ffn_ui.controls.predict import Question
 from ffn_ui.controls.url import bound_multiselect, bound_slider
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question
 
 GATED_NOTE = (
     "SwiGLU is a gated FFN with three matrices (see Activations). With it a neuron has two "

@@ -10,10 +10,11 @@ import streamlit as st
 from ffn_core import memory
 from ffn_core.memory import FACT_TABLES, VOCAB, MemoryResult, usable_facts
 from ffn_ui import figures
-from ffn_ui.controls.predict import Question
-from ffn_ui.controls.url import bound_toggle, literal
+from ffn_ui.controls.url import bound_toggle
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question
 from ffn_ui.page.training_cache import MEMORY_SECONDS, trained_memory
+from ffn_ui.words import literal
 
 MAX_FACTS = 60  # rows the store learns: each costs every training step a little
 MIN_D_MODEL = 16  # 54 word vectors need room to be told apart

@@ -14,9 +14,9 @@ from ffn_core import hidden, silu
 from ffn_core.analysis import firing_count, firing_rate, silent_neurons, sparsity
 from ffn_core.swiglu import swiglu_forward
 from ffn_ui import figures
-from ffn_ui.controls.predict import Question
 from ffn_ui.controls.url import bound_select, bound_slider, bound_toggle
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question
 
 GATED_NOTE = (
     "SwiGLU gives each neuron two keys: a gate, a column of `W_gate`, and an up, a column "
@@ -89,7 +89,7 @@ def firing_question(
         "with random weights (or tables edited by hand, which start from the random "
         "weights, rounded), a score x · k + b is a "
         "sum of products as often negative as "
-        "positive, so it lands above zero about as often as below, and the neuron fires. "
+        "positive, so it lands above zero, where the neuron fires, about as often as below. "
         "The sparse firing of a trained model is learned, not built in"
         if random_weights
         else "these weights come from a file, so what fires is whatever they make it"

@@ -17,9 +17,9 @@ from ffn_core.superposition import (
     train_toy_model,
 )
 from ffn_ui import figures
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.page.display import show
-from ffn_ui.page.shared_arrays import read_only
+from ffn_ui.page.predict import Question, predicted
+from ffn_ui.shared_arrays import read_only
 
 SPARSITIES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.999)  # 1 − p, the share of zeros
 DECAYS = (1.0, 0.9, 0.8, 0.7, 0.5)  # importance of feature i is decay^i

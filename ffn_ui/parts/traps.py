@@ -8,7 +8,7 @@ import streamlit as st
 from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_core.mistakes import ffn_forward_flat_relu_after_w2
 from ffn_core.typed_numbers import parse_row
-from ffn_ui.controls.predict import Question
+from ffn_ui.page.predict import Question
 
 SAME, DIFFERENT = "the same answer", "a different answer or a crash"
 SHAPES = {"square": (3, 3), "H > D": (3, 5), "H < D": (5, 3)}
@@ -39,7 +39,8 @@ def stride_question(D: int, H: int, same: bool) -> Question:
     """Will reading W2 with W1's stride D give the same answer, at these shapes? `same`:
     whether it does (worked out by running it)."""
     return Question(
-        f"With D = {D} and H = {H}, will the one-stride version (W2 read with W1's stride D) "
+        f"With D = {D} and H = {H}, will the one-stride version (W2 read with W1's stride D; a "
+        "stride is how far apart two rows start in the flat list) "
         "give the same answer as the correct strides?",
         "guess_stride",
         (SAME, DIFFERENT),

@@ -60,7 +60,7 @@ def test_k_above_e_is_clipped_with_a_note_and_all_experts_average():
 
 def test_the_title_and_the_headline_follow_e_and_k():
     at = open_page(MOE, {"E": "12", "k": "3"})
-    assert at.title[0].value == "Mixture of experts: more parameters, the same compute per token"
+    assert at.title[0].value == "Mixture of experts: many FFNs stored, a few run per token"
     assert "**12 experts, 3 per token: 12× the FFN parameters at 3× the compute of one.**" in [
         m.value for m in at.markdown
     ]

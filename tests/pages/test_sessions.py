@@ -19,7 +19,7 @@ from helpers import (
 from ffn_core.init import init_weights
 from ffn_core.weights_io import weights_to_npz
 from ffn_ui.page.files import apply_upload
-from ffn_ui.page.shared_arrays import random_weights
+from ffn_ui.shared_arrays import random_weights
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 

@@ -20,7 +20,7 @@ def test_defaults_ask_before_showing_the_five_features():
     at = open_page(SUPERPOSITION)
     assert not at.exception
     # the plane without its arrows, the bigger model and the neurons; two questions
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 2  # the plane and the neurons: no bars yet
     assert "Make your guess above to see the answer." in [c.value for c in at.caption]
 
 
@@ -51,7 +51,7 @@ def test_before_the_guess_the_plane_holds_no_arrow_and_no_word_says_how_many_are
     (circle,) = traces(at, 0)
     assert circle["name"] == "length 1"
     np.testing.assert_allclose(np.hypot(decode(circle["x"]), decode(circle["y"])), 1, atol=1e-6)
-    assert len(at.get("plotly_chart")) == 3  # no Wᵀ W yet
+    assert len(at.get("plotly_chart")) == 2  # no Wᵀ W, no bars yet
     said = words(at.main)
     assert "of 5 features" not in said and "the length ‖W_i‖" not in said
     before_section_1 = said.split("1. The phase change")[0]
@@ -124,8 +124,8 @@ def test_every_preset_keeps_what_its_trained_model_keeps(label, kept):
 
 
 def test_the_dimensionality_bars_are_the_core_s():
-    at = open_page(SUPERPOSITION, {"sp_n": "12", "sp_m": "3"})
-    (bars,) = traces(at, 1)
+    at = open_page(SUPERPOSITION, {"sp_n": "12", "sp_m": "3", "guess_kept": "5"})
+    (bars,) = traces(at, 2)  # after the plane and Wᵀ W
     W = sp.toy(12, 3, 0.95, 1.0).W
     assert np.allclose(decode(bars["y"]), feature_dimensionality(W), atol=1e-6)
     per = dimensions_per_feature(W)
@@ -133,8 +133,8 @@ def test_the_dimensionality_bars_are_the_core_s():
 
 
 def test_the_polysemantic_neurons_are_marked_and_counted():
-    at = open_page(SUPERPOSITION, {"sp_k": "3"})
-    (heatmap,) = traces(at, 2)
+    at = open_page(SUPERPOSITION, {"sp_k": "3", "guess_kept": "5"})
+    (heatmap,) = traces(at, 3)  # after the plane, Wᵀ W and the bars
     net = sp.neurons(12, 3, 0.95, 1.0)
     firing = firing_by_feature(net.W1, net.b1)
     assert np.allclose(decode(heatmap["z"]), firing, atol=1e-6)
@@ -165,7 +165,7 @@ def test_the_phase_grid_is_the_core_s_and_its_caption_counts_it():
 
 @pytest.mark.parametrize("query", [{"sp_n": "5", "sp_m": "5"}, {"sp_m": "20", "sp_n": "4"}])
 def test_m_at_least_n_says_why_instead_of_training(query):
-    at = open_page(SUPERPOSITION, query)
+    at = open_page(SUPERPOSITION, {**query, "guess_kept": "5"})
     assert not at.exception
     assert any("every feature can have a dimension of its own" in i.value for i in at.info)
 
@@ -209,7 +209,7 @@ def test_section_one_does_not_answer_section_two_s_question():
 
 
 def test_the_intro_says_what_importance_is_and_section_three_what_antipodal_is():
-    at = open_page(SUPERPOSITION)
+    at = open_page(SUPERPOSITION, {"guess_kept": "5"})
     assert "importance, its weight in the training loss" in " ".join(m.value for m in at.markdown)
     captions = " ".join(c.value for c in at.caption)
     assert "antipodal pair (two features on one line, pointing opposite ways)" in captions
@@ -236,3 +236,14 @@ def test_the_page_writes_its_products_as_x_at_w_as_the_rest_of_the_app_does():
     assert model.W.shape[0] == 2  # m × n: m = 2 hidden dimensions
     net = sp.neurons(12, 4, 0.95, 1.0)
     assert net.W1.shape == (12, 4) and net.W2.shape == (4, 12)  # x (B, 12) @ W1, h @ W2
+
+
+def test_section_two_waits_for_the_question_of_how_many_features_are_kept():
+    """Section 2 shows 20 features sharing 5 dimensions, each keeping a share: before the
+    first guess it would say how many a layer keeps. It waits, then draws."""
+    at = open_page(SUPERPOSITION)
+    charts = [c.proto.spec for c in at.get("plotly_chart")]
+    assert not [c for c in charts if "dimensionality of each feature" in c]
+    at.radio(key="guess_kept").set_value("5").run()
+    charts = [c.proto.spec for c in at.get("plotly_chart")]
+    assert [c for c in charts if "dimensionality of each feature" in c]

@@ -300,7 +300,7 @@ def test_position_wise_with_swiglu_changes_only_the_nudged_token():
 
 
 def test_mixture_of_experts_runs_swiglu_experts():
-    from ffn_ui.page.shared_arrays import experts_and_router
+    from ffn_ui.shared_arrays import experts_and_router
 
     at = open_page(MOE, SWIGLU)
     assert not at.exception and "SwiGLU experts, as Mixtral's" in said(at)

@@ -170,7 +170,7 @@ def test_the_page_opens_on_its_figure_and_claims_nothing_unsourced():
     at = open_page(TRAPS)
     lede = at.markdown[0].value
     assert "catch almost everyone" not in lede
-    assert "a test can miss" in lede and "d_model" not in lede  # when, the questions ask
+    assert "a test can miss" not in lede and "d_model" not in lede  # whether: the questions ask
     assert len(lede.split()) <= 30
     assert at.get("plotly_chart")  # the figure, before any guess
 
@@ -214,7 +214,7 @@ def test_before_the_stride_guess_no_word_says_where_the_wrong_stride_reads():
     said = words(at.main)
     assert "i·D" not in said and "i·H" not in said
     (asked,) = [r for r in at.radio if r.key == "guess_stride"]
-    assert "one-stride version (W2 read with W1's stride D)" in asked.label
+    assert "W1's stride D; a stride is how far apart" in asked.label
     at.radio(key="guess_stride").set_value("the same answer").run()
     said = words(at.main)
     assert "so y[i] takes the H entries from i·D instead of i·H" in said

@@ -12,10 +12,11 @@ import streamlit as st
 
 from ffn_core.models.smollm.fact_edit import FACTS, LAYER, LAYERS
 from ffn_core.models.smollm.prepared_facts import Outcome, key, load_outcomes
-from ffn_ui.controls.predict import Question, predicted
-from ffn_ui.controls.url import bound_select, literal
+from ffn_ui.controls.url import bound_select
 from ffn_ui.models import smollm as lm
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.process_wide import once_per_process
+from ffn_ui.words import literal
 
 BLOCKS = [str(layer + 1) for layer in LAYERS]  # as the page names them, from 1
 

@@ -16,10 +16,11 @@ from ffn_core.models.smollm.model import LanguageModel, Trace
 from ffn_ui import figures
 from ffn_ui.controls.labels import labels, token_labels
 from ffn_ui.controls.pickers import pick_token
-from ffn_ui.controls.predict import Question, predicted
-from ffn_ui.controls.url import bound_multiselect, bound_select, bound_slider, literal
+from ffn_ui.controls.url import bound_multiselect, bound_select, bound_slider
 from ffn_ui.models import smollm as lm
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question, predicted
+from ffn_ui.words import literal
 
 TOP = 10  # neurons shown pushing up, and as many pushing down
 ACTIONS = {"switch off (× 0)": 0.0, "amplify (× 3)": 3.0}

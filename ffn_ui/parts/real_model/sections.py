@@ -11,10 +11,10 @@ from ffn_core import contributions
 from ffn_core.models.minilm.model import MiniLM, Trace, cosine
 from ffn_ui import figures
 from ffn_ui.controls.labels import labels, token_labels
-from ffn_ui.controls.predict import Question, predicted
 from ffn_ui.controls.url import bound_select, bound_slider, bound_toggle
 from ffn_ui.models import minilm as rm
 from ffn_ui.page.display import show
+from ffn_ui.page.predict import Question, predicted
 from ffn_ui.parts.real_model.tables import value_sum_table
 
 SIMILARITY = (

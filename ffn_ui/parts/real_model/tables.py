@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ffn_ui.controls.labels import labels
-
 
 def in_context(tokens: list[str], position: int) -> str:
     """The sentence rebuilt from its WordPiece tokens, the one at `position` in brackets."""
@@ -68,9 +66,3 @@ def value_sum_table(parts: np.ndarray, b2: np.ndarray, h: np.ndarray, neurons: l
         }
     )
     return table, total
-
-
-def activations_csv(tokens: list[str], h: np.ndarray) -> str:
-    """One layer's activations as CSV: a row per token, a column per neuron (n1 …)."""
-    columns = labels("n", h.shape[1])
-    return pd.DataFrame(h, index=pd.Index(tokens, name="token"), columns=columns).to_csv()
