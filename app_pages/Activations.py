@@ -42,7 +42,8 @@ toy = setup("Activations", "Activations: why the bend matters", LEDE)
 curves_section(toy.presenter)  # the curves, their controls beside them
 dip = {name: number(value) for name, value in vars(gelu_dip()).items()}
 explained(INTRO.format(**dip), toy.presenter)
-st.dataframe(  # every activation's facts, as the core keeps them
+facts = st.expander("Each activation's formula, slope and use")  # closed: drawn cheaply
+facts.dataframe(  # every activation's facts, as the core keeps them
     pd.DataFrame(
         {"act(z)": a.formula, "slope act′(z)": a.slope, "what it is": a.about}
         for a in ACTIVATIONS.values()

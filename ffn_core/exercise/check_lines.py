@@ -60,12 +60,12 @@ CHECK_STEPS = (
          "from there.", "nudge(W1, i, eps)"),
     Step("slope", "the centred difference", "The two losses are 2ε apart along W1[i].",
          "(L_plus - L_minus) / (2 * eps)"),
-    Step("rel", "the relative error of a against n", "|a − n| over |a| + |n|, with the "
+    Step("rel", "relative error of a and n", "|a − n| over |a| + |n|, with the "
          "denominator kept away from 0.",
          "np.abs(a - n) / np.maximum(np.abs(a) + np.abs(n), 1e-12)"),
     Step("numeric", "every entry of P, centred", "sweep(P) runs your centred difference "
          "on every entry of P.", "sweep(P)"),
-    Step("worst", "the worst relative error over P", "Your rel, with dP and numeric in "
+    Step("worst", "worst relative error in P", "Your rel, with dP and numeric in "
          "place of a and n, then the largest of all.",
          "(np.abs(dP - numeric) / np.maximum(np.abs(dP) + np.abs(numeric), 1e-12)).max()"),
 )  # fmt: skip

@@ -22,10 +22,10 @@ COLLAPSE_STEPS = (
     Step("W_eff", "the two matrices as one", "x meets W1 first, then W2.", "W1 @ W2"),
     Step("b_eff", "the two biases as one", "b1 is added before W2, so W2 carries it too.",
          "b1 @ W2 + b2"),
-    Step("gap", "the largest difference, no activation", "Run the two layers without the "
+    Step("gap", "largest gap, no activation", "Run the two layers without the "
          "ReLU, and the one matrix, on x; the largest absolute difference.",
          "np.abs((x @ W1 + b1) @ W2 + b2 - (x @ W_eff + b_eff)).max()"),
-    Step("gap_relu", "the largest difference, ReLU back", "out is the FFN with its ReLU.",
+    Step("gap_relu", "largest gap, ReLU back", "out is the FFN with its ReLU.",
          "np.abs(out - (x @ W_eff + b_eff)).max()"),
 )  # fmt: skip
 
