@@ -6,7 +6,7 @@ import streamlit as st
 
 from ffn_core.activations import ACTIVATIONS
 from ffn_core.analysis import bend_statistics, swiglu_statistics
-from ffn_core.costs import ffn_params, swiglu_d_ff
+from ffn_core.lessons.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
 from ffn_ui.controls.buttons import model_preset_button

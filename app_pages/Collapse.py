@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import collapse
-from ffn_core.training import TASKS
+from ffn_core.lessons.training import TASKS
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels

@@ -3,8 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from ffn_core import memory
-from ffn_core.memory import VOCAB
+from ffn_core.lessons import memory
+from ffn_core.lessons.memory import VOCAB
 from ffn_core.softmax import softmax
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button

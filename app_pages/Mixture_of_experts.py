@@ -4,8 +4,8 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import MODEL_SHAPES, model_params
-from ffn_core.costs import ffn_params, moe_flops_per_token, moe_params
-from ffn_core.moe import expert_load, load_balance_loss, moe_forward
+from ffn_core.lessons.costs import ffn_params, moe_flops_per_token, moe_params
+from ffn_core.lessons.moe import expert_load, load_balance_loss, moe_forward
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement, labels

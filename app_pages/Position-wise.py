@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import attention_flops, ffn_flops, quadratic_crossover
-from ffn_core.costs import default_heads
+from ffn_core.lessons.costs import default_heads
 from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement, labels

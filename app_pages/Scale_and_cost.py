@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ffn_core.costs import default_heads
+from ffn_core.lessons.costs import default_heads
 from ffn_ui.controls.url import bound_number
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step

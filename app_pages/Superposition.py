@@ -4,7 +4,7 @@ features than it has dimensions (Elhage et al. 2022, "Toy Models of Superpositio
 import numpy as np
 import streamlit as st
 
-from ffn_core.superposition import (
+from ffn_core.lessons.superposition import (
     dimensions_per_feature,
     feature_dimensionality,
     feature_norms,

@@ -19,7 +19,9 @@ from ffn_core.analysis import (
     contributions,
     hidden,
 )
-from ffn_core.costs import (
+from ffn_core.ffn import ffn_backward, ffn_backward_steps, ffn_forward
+from ffn_core.gradcheck import gradient_check
+from ffn_core.lessons.costs import (
     MODEL_SHAPES,
     ModelShape,
     attention_flops,
@@ -27,9 +29,7 @@ from ffn_core.costs import (
     model_params,
     quadratic_crossover,
 )
-from ffn_core.ffn import ffn_backward, ffn_backward_steps, ffn_forward
-from ffn_core.gradcheck import gradient_check
-from ffn_core.mistakes import ffn_forward_flat_one_stride
+from ffn_core.lessons.mistakes import ffn_forward_flat_one_stride
 from ffn_core.reference import ffn_forward_flat
 from ffn_core.swiglu import swiglu_backward, swiglu_forward
 

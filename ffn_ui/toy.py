@@ -58,7 +58,7 @@ class Toy:
 
     @property
     def cost_kind(self) -> str:
-        """What ffn_core.costs counts: "swiglu" (three matrices) or "standard" (two)."""
+        """What ffn_core.lessons.costs counts: "swiglu" (three matrices) or "standard" (two)."""
         return "swiglu" if self.gated else "standard"
 
     @property

@@ -111,7 +111,7 @@ MEMORY_D_MODEL, MEMORY_D_FF = 32, 64  # the Memory lab's store when the sidebar'
 def setup_table(name, d_model=MEMORY_D_MODEL, d_ff=MEMORY_D_FF, activation="relu"):
     """A fact table trained as the Memory lab trains it, computed from the core: (facts,
     result, E (V, d_model), the subjects' vectors X (F, d_model), the objects (F,))."""
-    from ffn_core.memory import FACT_TABLES, fact_indices, train_memory, vocab_embeddings
+    from ffn_core.lessons.memory import FACT_TABLES, fact_indices, train_memory, vocab_embeddings
 
     facts = FACT_TABLES[name]
     result = train_memory(facts, d_model, d_ff, activation, seed=0)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ffn_core.costs import swiglu_d_ff
 from ffn_core.init import lesson_example
+from ffn_core.lessons.costs import swiglu_d_ff
 from ffn_ui.classroom import recording
 from ffn_ui.classroom.follow import class_controls
 from ffn_ui.controls.url import bound_number, bound_select, bound_toggle

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ffn_core.memory import train_memory
-from ffn_core.training import TASKS, TrainResult, make_task, train_ffn
+from ffn_core.lessons.memory import train_memory
+from ffn_core.lessons.training import TASKS, TrainResult, make_task, train_ffn
 from ffn_ui.shared_arrays import read_only
 
 # Collapse can ask for 7 tasks x (the linear network and 4 activations) x 2 sizes: 70

@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import ffn_backward, ffn_forward
-from ffn_core.costs import ffn_flops, ffn_params
 from ffn_core.gradcheck import loss_along_score
+from ffn_core.lessons.costs import ffn_flops, ffn_params
 from ffn_core.typed_numbers import parse_row
 from ffn_ui import figures
 from ffn_ui.controls.labels import labels, position_labels

@@ -14,7 +14,7 @@ from ffn_core import ffn_forward
 from ffn_core.analysis import affine_fit_gap, collapse_stack, run_stack
 from ffn_core.forms import run
 from ffn_core.init import init_weights
-from ffn_core.training import TASKS, TrainResult, make_task, probability_grid
+from ffn_core.lessons.training import TASKS, TrainResult, make_task, probability_grid
 from ffn_ui import figures
 from ffn_ui.controls.labels import labels
 from ffn_ui.controls.url import bound_slider

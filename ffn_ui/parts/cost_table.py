@@ -18,7 +18,7 @@ from ffn_core import (
     model_params,
     quadratic_crossover,
 )
-from ffn_core.costs import ffn_params, gpt2_shape, swiglu_d_ff
+from ffn_core.lessons.costs import ffn_params, gpt2_shape, swiglu_d_ff
 from ffn_ui import figures
 from ffn_ui.controls.url import bound_select, bound_select_slider
 from ffn_ui.page.display import show

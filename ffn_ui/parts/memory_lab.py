@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import memory
-from ffn_core.memory import FACT_TABLES, VOCAB, MemoryResult, usable_facts
+from ffn_core.lessons import memory
+from ffn_core.lessons.memory import FACT_TABLES, VOCAB, MemoryResult, usable_facts
 from ffn_ui import figures
 from ffn_ui.controls.url import bound_toggle
 from ffn_ui.page.display import show

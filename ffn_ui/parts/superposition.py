@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from ffn_core.superposition import (
+from ffn_core.lessons.superposition import (
     NeuronModel,
     ToyModel,
     feature_norms,

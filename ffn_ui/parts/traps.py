@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
-from ffn_core.mistakes import ffn_forward_flat_relu_after_w2
+from ffn_core.lessons.mistakes import ffn_forward_flat_relu_after_w2
 from ffn_core.typed_numbers import parse_row
 from ffn_ui.page.predict import Question
 

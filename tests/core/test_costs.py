@@ -14,7 +14,7 @@ from ffn_core import (
     quadratic_crossover,
     swiglu_forward,
 )
-from ffn_core.costs import attention_params, ffn_params, moe_flops_per_token, moe_params
+from ffn_core.lessons.costs import attention_params, ffn_params, moe_flops_per_token, moe_params
 
 
 def test_the_table_holds_the_models_the_pages_compare():

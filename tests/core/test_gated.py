@@ -15,8 +15,8 @@ from ffn_core.analysis import affine_fit_gap
 from ffn_core.forms import is_gated, run, run_backward, weight_shapes, writes
 from ffn_core.gradcheck import check_form
 from ffn_core.init import init_weights
+from ffn_core.lessons.training import make_task, train_ffn
 from ffn_core.swiglu import swiglu_forward
-from ffn_core.training import make_task, train_ffn
 from ffn_core.weights_io import weights_from_file, weights_to_json, weights_to_npz
 
 SHAPES = [((5,), 3, 7), ((2, 4), 6, 4), ((1,), 1, 5)]  # (leading axes, d_model, d_ff)

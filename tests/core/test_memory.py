@@ -9,7 +9,7 @@ from helpers import MEMORY_D_FF as D_FF
 from helpers import MEMORY_D_MODEL as D_MODEL
 from helpers import setup_table
 
-from ffn_core.memory import (
+from ffn_core.lessons.memory import (
     FACT_TABLES,
     VOCAB,
     MemoryResult,

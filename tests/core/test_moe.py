@@ -8,7 +8,7 @@ import pytest
 from helpers import loop_ffn
 
 from ffn_core.init import init_weights
-from ffn_core.moe import expert_load, load_balance_loss, moe_forward, softmax
+from ffn_core.lessons.moe import expert_load, load_balance_loss, moe_forward, softmax
 
 
 def setup_moe(rng, d_model=3, d_ff=5, E=4):

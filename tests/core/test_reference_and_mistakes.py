@@ -10,7 +10,7 @@ from ffn_core import (
     ffn_forward_flat,
     ffn_forward_flat_one_stride,
 )
-from ffn_core.mistakes import ffn_forward_flat_relu_after_w2
+from ffn_core.lessons.mistakes import ffn_forward_flat_relu_after_w2
 
 
 def flat_case(rng, D, H):

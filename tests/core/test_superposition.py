@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from helpers import numerical_grad
 
-from ffn_core.superposition import (
+from ffn_core.lessons.superposition import (
     dimensions_per_feature,
     feature_dimensionality,
     feature_norms,
@@ -101,7 +101,7 @@ def test_a_sparse_neuron_model_learns_and_has_polysemantic_neurons():
 
 
 def test_phase_of_hand_built_weights():
-    from ffn_core.superposition import DEDICATED, NOT_KEPT, SUPERPOSED, phase_of
+    from ffn_core.lessons.superposition import DEDICATED, NOT_KEPT, SUPERPOSED, phase_of
 
     assert phase_of(np.array([[1.0, 0.0]])) == NOT_KEPT
     assert phase_of(np.array([[0.1, 1.0]])) == DEDICATED
@@ -111,7 +111,7 @@ def test_phase_of_hand_built_weights():
 def test_the_phase_diagram_s_corners_are_the_paper_s():
     """Dense: the less important feature is dropped, the more important one takes the
     dimension alone. Sparse: both share it."""
-    from ffn_core.superposition import DEDICATED, NOT_KEPT, SUPERPOSED, phase_diagram
+    from ffn_core.lessons.superposition import DEDICATED, NOT_KEPT, SUPERPOSED, phase_diagram
 
     phases = phase_diagram(np.array([0.0, 0.99]), np.array([0.5, 2.0]))
     assert phases.tolist() == [[NOT_KEPT, SUPERPOSED], [DEDICATED, SUPERPOSED]]
@@ -132,7 +132,7 @@ def test_stacked_models_get_each_model_s_own_loss_and_gradients(rng):
 
 def test_the_phase_diagram_trains_each_cell_as_if_alone():
     """Stacking changes no cell: each cell's phase is the one it gets trained alone."""
-    from ffn_core.superposition import phase_diagram
+    from ffn_core.lessons.superposition import phase_diagram
 
     sparsities, importances = np.array([0.0, 0.6, 0.95]), np.array([0.3, 1.5])
     phases = phase_diagram(sparsities, importances, steps=400)
@@ -145,7 +145,7 @@ def test_the_phase_diagram_trains_each_cell_as_if_alone():
 def test_a_phase_diagram_cell_is_the_toy_model_of_its_settings(monkeypatch):
     """A cell's trained W is train_toy_model's, up to rounding (the stacked products add
     in another order). Away from the 0.5 threshold the phase is the same."""
-    import ffn_core.superposition as superposition
+    import ffn_core.lessons.superposition as superposition
 
     trained = []
     phase_of = superposition.phase_of

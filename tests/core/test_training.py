@@ -8,8 +8,8 @@ from helpers import numerical_grad, random_ffn
 
 from ffn_core import ffn_backward, ffn_forward, gradient_check
 from ffn_core.analysis import collapse_stack, run_stack
-from ffn_core.costs import ffn_params, swiglu_d_ff
-from ffn_core.training import (
+from ffn_core.lessons.costs import ffn_params, swiglu_d_ff
+from ffn_core.lessons.training import (
     TASKS,
     loss_and_grad,
     make_task,

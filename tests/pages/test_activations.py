@@ -17,8 +17,8 @@ from helpers import (
 )
 
 from ffn_core.activations import ACTIVATIONS as CORE
-from ffn_core.costs import swiglu_d_ff
 from ffn_core.init import init_weights
+from ffn_core.lessons.costs import swiglu_d_ff
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 

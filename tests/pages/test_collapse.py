@@ -16,7 +16,7 @@ from helpers import (
 )
 
 from ffn_core.init import init_weights
-from ffn_core.training import make_task
+from ffn_core.lessons.training import make_task
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 

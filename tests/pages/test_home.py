@@ -273,8 +273,8 @@ def test_the_terms_a_learner_met_unexplained_are_in_the_glossary_and_hold():
     an antipodal pair has feature dimensionality 1/2, as the Glossary's own entry says."""
     from helpers import GLOSSARY, open_page
 
+    from ffn_core.lessons.superposition import feature_dimensionality
     from ffn_core.models.minilm.model import mean_pool
-    from ffn_core.superposition import feature_dimensionality
 
     shown = " ".join(m.value for m in open_page(GLOSSARY).markdown)
     for term in ("feature, importance", "antipodal pair", "sentence embedding, cosine", "logit",

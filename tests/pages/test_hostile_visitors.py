@@ -19,7 +19,7 @@ from forged_zips import lying_count
 from helpers import ALL_PAGES, ANSWERS, MEMORY, NEURONS, edit_table, open_page, warnings_text
 
 from ffn_core.init import init_weights
-from ffn_core.training import TrainResult
+from ffn_core.lessons.training import TrainResult
 from ffn_core.typed_numbers import encode_arrays
 from ffn_core.weights_io import (
     MAX_FILE_BYTES,
@@ -235,7 +235,7 @@ def test_the_training_store_serves_16_threads_without_an_error(monkeypatch):
 
 def test_a_memory_lab_table_that_cannot_be_learned_stops_within_its_budget():
     """Each subject with eight objects: no store recalls it, so training runs to its budget."""
-    from ffn_core.memory import VOCAB
+    from ffn_core.lessons.memory import VOCAB
 
     rows = [{"subject": s, "object": o} for s in VOCAB[:8] for o in VOCAB[8:16]]
     at = open_page(MEMORY, {"d_model": "1024", "mem_dff": "256", "capacity": "true"})
@@ -250,7 +250,7 @@ def test_a_memory_lab_table_that_cannot_be_learned_stops_within_its_budget():
 
 
 def test_thousands_of_rows_are_cut_to_60():
-    from ffn_core.memory import VOCAB, usable_facts
+    from ffn_core.lessons.memory import VOCAB, usable_facts
 
     pairs = [(s, o) for s in VOCAB for o in VOCAB]
     assert len(pairs) == 2916

@@ -17,7 +17,7 @@ from helpers import (
     warnings_text,
 )
 
-from ffn_core.memory import (
+from ffn_core.lessons.memory import (
     FACT_TABLES,
     ablated_scores,
     contributions_to,

@@ -8,9 +8,9 @@ import pytest
 from helpers import MOE, decode, open_page, traces, warnings_text
 
 from ffn_core import MODEL_SHAPES, model_params
-from ffn_core.costs import moe_flops_per_token, moe_params
 from ffn_core.init import init_weights
-from ffn_core.moe import expert_load, load_balance_loss, moe_forward
+from ffn_core.lessons.costs import moe_flops_per_token, moe_params
+from ffn_core.lessons.moe import expert_load, load_balance_loss, moe_forward
 from ffn_core.tokens import embed_words
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")

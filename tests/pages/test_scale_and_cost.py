@@ -93,7 +93,7 @@ def test_the_text_says_which_norms_are_left_out_and_names_each_models_share():
 
 @pytest.mark.parametrize(("d_model", "heads"), [(768, 12), (1024, 16), (4, 1), (100, 2)])
 def test_your_models_heads_are_64_wide_where_d_model_allows(d_model, heads):
-    from ffn_core.costs import default_heads
+    from ffn_core.lessons.costs import default_heads
 
     assert default_heads(d_model) == heads
     at = open_page(SCALE, {"d_model": str(d_model), "guess_share": "about two thirds"})
@@ -182,7 +182,7 @@ def test_the_norms_are_said_in_a_few_words_before_the_table_names_them():
 def test_before_the_swiglu_guess_no_table_or_word_gives_either_ffns_flops():
     """Section 4 asks whether SwiGLU at 8/3 × d_model does more FLOPs than the plain FFN at
     4 × d_model: both counts wait for the guess, then come from the core."""
-    from ffn_core.costs import swiglu_d_ff
+    from ffn_core.lessons.costs import swiglu_d_ff
 
     at = open_page(SCALE, {"d_model": "4", **ANSWERS[SCALE]})
     plain, gated = ffn_flops(1, 4, 16), ffn_flops(1, 4, swiglu_d_ff(4), "swiglu")

@@ -7,7 +7,7 @@ import pytest
 from helpers import SUPERPOSITION, chart_traces, decode, open_page, traces
 
 import ffn_ui.parts.superposition as sp
-from ffn_core.superposition import (
+from ffn_core.lessons.superposition import (
     dimensions_per_feature,
     feature_dimensionality,
     feature_norms,
@@ -144,7 +144,7 @@ def test_the_polysemantic_neurons_are_marked_and_counted():
 
 
 def test_the_phase_grid_is_the_core_s_and_its_caption_counts_it():
-    from ffn_core.superposition import phase_diagram
+    from ffn_core.lessons.superposition import phase_diagram
 
     grid = phase_diagram(np.array(sp.PHASE_SPARSITIES), np.array(sp.PHASE_IMPORTANCES))
     half = grid[sp.PHASE_IMPORTANCES.index(0.5)]  # feature 2 half as important
@@ -226,7 +226,7 @@ def test_the_page_writes_its_products_as_x_at_w_as_the_rest_of_the_app_does():
         assert paper not in said, paper
     assert "h = x @ Wᵀ (W is m × n)" in said and "x' = ReLU(h @ W + b)" in said
     assert "h = ReLU(x @ W1 + b1)" in said and "x' = ReLU(h @ W2 + b2)" in said
-    from ffn_core.superposition import forward
+    from ffn_core.lessons.superposition import forward
 
     model = sp.five(0.95, 1.0)
     x = np.random.default_rng(0).random((3, 5))  # (B, n)

@@ -21,6 +21,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from ffn_core.lessons.training import Adam
 from ffn_core.models.edits import RankOneEdit
 from ffn_core.models.smollm.llama import (
     KeysValues,
@@ -33,7 +34,6 @@ from ffn_core.models.smollm.llama import (
 )
 from ffn_core.models.smollm.model import LanguageModel
 from ffn_core.softmax import softmax
-from ffn_core.training import Adam
 
 PREFIXES = ("", "Here is a fact. ", "I read that ", "As we know, ", "In short, ", "Note: ")
 LAYER = 8  # block 9 of 30: early enough to hold the subject, late enough to know it

@@ -22,7 +22,7 @@ import numpy as np
 
 from ffn_core.activations import relu
 from ffn_core.ffn import ffn_backward, ffn_forward
-from ffn_core.training import Adam
+from ffn_core.lessons.training import Adam
 
 STEPS, BATCH, LEARNING_RATE = 4000, 1024, 1e-2  # the 5 -> 2 picture settles by then
 

@@ -18,9 +18,9 @@ import numpy as np
 
 from ffn_core.ffn import ffn_backward, ffn_forward
 from ffn_core.init import init_weights
+from ffn_core.lessons.training import Adam
 from ffn_core.softmax import softmax
 from ffn_core.tokens import word_vector
-from ffn_core.training import Adam
 
 FACT_TABLES: dict[str, list[tuple[str, str]]] = {
     "countries → capitals": [
