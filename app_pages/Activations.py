@@ -10,6 +10,7 @@ from ffn_core.lessons.costs import ffn_params, swiglu_d_ff
 from ffn_core.swiglu import swiglu_unit
 from ffn_ui import figures
 from ffn_ui.controls.buttons import model_preset_button
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.predict import Question, predicted
@@ -130,4 +131,5 @@ if predicted(question, setting=(toy.d_model, toy.d_ff, toy.T, float(h_pre.sum())
     percent = st.column_config.NumberColumn(format="percent")
     st.dataframe(stats, column_config=dict.fromkeys(shares.columns, percent))
 
+offer_notebook("Activations", toy)
 next_step("app_pages/Activations.py")

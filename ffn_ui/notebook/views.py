@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import nbformat
 import numpy as np
 
-from ffn_core.activations import get_activation
+from ffn_core.activations import ACTIVATIONS, get_activation
 from ffn_ui.notebook.cells import checks_cell, code, md, model_cells, notebook
 
 Section = tuple[list[nbformat.NotebookNode], dict[str, str]]  # cells, and what `checks` holds
@@ -176,7 +176,7 @@ def backprop(view: View) -> Section:
 
 def position_wise(view: View) -> Section:
     cells = [
-        md("## The same MLP at every token\nEach token run through the FFN alone gives "
+        md("## The same FFN at every token\nEach token run through the FFN alone gives "
            "its row of the whole batch's output."),
         code("alone = np.stack([ffn_forward(x[t : t + 1])[0][0] for t in range(len(x))])\n"
              "moved = np.abs(alone - out).max()\nprint('largest difference', moved)"),
@@ -186,6 +186,39 @@ def position_wise(view: View) -> Section:
     return cells, {"moved": "float(moved)"}
 
 
+def renamed(name: str) -> str:
+    """An activation's notebook code with its two functions named for it: act_relu, slope_relu."""
+    bend = get_activation(name)
+    return f"{bend.code}\n\n\n{bend.slope_code}".replace("def act(", f"def act_{name}(").replace(
+        "def act_slope(", f"def slope_{name}("
+    )
+
+
+def activations(view: View) -> Section:
+    """Every activation on the page's scores: what each passes on, and its dead neurons."""
+    scores = "x @ W1 + b1" if plain(view) else "x @ W_gate  # the gate's scores"
+    bends = ", ".join(f"{a.label!r}: (act_{a.name}, slope_{a.name})" for a in ACTIVATIONS.values())
+    cells = [
+        md("## Every activation on the same scores\nThe page's scores through each "
+           "activation: the share of hidden values above 0, exactly 0 and below 0, and the "
+           "dead neurons, whose slope is 0 at every token, so no gradient reaches their key."),
+        code("\n\n\n".join(renamed(name) for name in ACTIVATIONS) + "\n\n\n"
+             f"bends = {{{bends}}}\nscores = {scores}  # (T, d_ff)\ndead = {{}}\n"
+             "for name, (act, slope) in bends.items():\n    h = act(scores)\n"
+             "    dead[name] = int(np.all(slope(scores) == 0, axis=0).sum())\n"
+             "    print(f'{name:13} above 0 {np.mean(h > 0):4.0%}, exactly 0 "
+             "{np.mean(h == 0):4.0%}, below 0 {np.mean(h < 0):4.0%}, dead {dead[name]}')"),
+        md("## The figure\nEach activation's curve over z from −4 to 4."),
+        code("import plotly.graph_objects as go\n\nz = np.linspace(-4, 4, 401)\n"
+             "go.Figure([go.Scatter(x=z, y=act(z), name=name) "
+             "for name, (act, _) in bends.items()]).show()"),
+        md("### Exercise\nWith one token and d_ff = 64, how many neurons are dead under ReLU, "
+           "and under GELU? Why does GELU leave almost none?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"dead": "dead"}
+
+
 SECTIONS: dict[str, Callable[[View], Section]] = {
     "Home": home,
     "Neurons": neurons,
@@ -193,6 +226,7 @@ SECTIONS: dict[str, Callable[[View], Section]] = {
     "Collapse": collapse,
     "Backprop": backprop,
     "Position-wise": position_wise,
+    "Activations": activations,
 }
 
 

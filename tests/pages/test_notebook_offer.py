@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import COLLAPSE, KEY_VALUE, NEURONS, open_page, run_notebook, trace_y
+from helpers import ACTIVATIONS, COLLAPSE, KEY_VALUE, NEURONS, open_page, run_notebook, trace_y
 
 import ffn_ui.notebook.offer as offer
 
@@ -79,3 +79,14 @@ def test_collapse_notebook_finds_the_rank_the_page_shows(built, act):
     (book,) = built
     (rank,) = [m.value for m in at.metric if m.label == "rank of W_eff"]
     assert f"{run_notebook(book)['rank']} of 6" == rank  # d_ff = 3 < d_model: rank 3
+
+
+@pytest.mark.parametrize("query", [{}, {"tokens": "random", "T": "1", "d_ff": "64"}])
+def test_activations_notebook_counts_the_dead_neurons_the_page_counts(built, query):
+    at = open_page(ACTIVATIONS, {**query, "guess_dead": "yes, fewer"})
+    asked(at, built)
+    (book,) = built
+    stats = at.dataframe[2].value  # every activation on the same weights
+    dead = run_notebook(book)["dead"]
+    assert dead == {label: int(stats.loc[label, "dead neurons"]) for label in dead}
+    assert set(dead) == set(stats.index)  # ReLU … Squared ReLU, none: each counted
