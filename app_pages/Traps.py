@@ -11,6 +11,7 @@ from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
 from ffn_ui.controls.url import bound_number, bound_text
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.predict import Question, predicted
@@ -145,4 +146,5 @@ if grade_exercise(bound_text("your y (2 numbers)", "ex_y", "", 100)):  # answere
         st.markdown("Its source, shown as it is: plain Python lists, the W @ x convention.")
         st.code(inspect.getsource(ffn_core.reference), language=None, wrap_lines=True)
 
+offer_notebook("Traps", toy, D=D, H=H, case=case)
 next_step("app_pages/Traps.py")

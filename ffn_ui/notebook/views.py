@@ -219,6 +219,31 @@ def activations(view: View) -> Section:
     return cells, {"dead": "dead"}
 
 
+def traps(view: View) -> Section:
+    """The by-hand FFN on flat lists, with the right strides and with W1's stride for W2."""
+    s = view.setting
+    lists = "\n".join(f"{name} = {s['case'][name]!r}" for name in ("x", "W1", "b1", "W2", "b2"))
+    cells = [
+        md("## The FFN by hand, on flat lists\nIn the W @ x convention W1 is H × D and W2 "
+           "is D × H, each stored flat, one row after another: row i of W1 starts at i·D, "
+           "row i of W2 at i·H."),
+        code(f"import json\n\nD, H = {s['D']}, {s['H']}\n{lists}\n\n\n"
+             "def ffn(x, W1, b1, W2, b2, stride2):\n"
+             "    h = [max(0.0, sum(W1[i * D + j] * x[j] for j in range(D)) + b1[i]) "
+             "for i in range(H)]\n"
+             "    return [sum(W2[i * stride2 + j] * h[j] for j in range(H)) + b2[i] "
+             "for i in range(D)]\n\n\n"
+             "right = ffn(x, W1, b1, W2, b2, H)  # W2's own stride\n"
+             "try:\n    wrong = ffn(x, W1, b1, W2, b2, D)  # W1's stride, by mistake\n"
+             "except IndexError as error:\n    wrong = f'IndexError: {error}'\n"
+             "print('right', right, 'one stride', wrong)"),
+        md("### Exercise\nFind a D and H where the one-stride version gives the right answer "
+           "by luck, and one where it crashes. What does a square test (D = H) tell you?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"right": "right", "wrong": "wrong"}
+
+
 SECTIONS: dict[str, Callable[[View], Section]] = {
     "Home": home,
     "Neurons": neurons,
@@ -227,18 +252,20 @@ SECTIONS: dict[str, Callable[[View], Section]] = {
     "Backprop": backprop,
     "Position-wise": position_wise,
     "Activations": activations,
+    "Traps": traps,
 }
+OWN_EXAMPLE = ("Home", "Traps")  # pages whose example is their own, not the sidebar's model
 
 
 def notebook_of(view: View) -> nbformat.NotebookNode:
     """The page's view as a notebook."""
     section = SECTIONS[view.page]
     cells, checks = section(view)
-    if view.page != "Home":  # Home's example is its own, not the sidebar's model
+    if view.page not in OWN_EXAMPLE:
         cells = [
             *model_cells(view.ffn, view.weights, view.scheme, view.seed, view.x,
                          view.labels, view.words),
             *cells,
         ]  # fmt: skip
-    checks = {"output_all": "out.tolist()", **checks} if view.page != "Home" else checks
+    checks = checks if view.page in OWN_EXAMPLE else {"output_all": "out.tolist()", **checks}
     return notebook(f"{view.page}, as the page showed it", [*cells, checks_cell(checks)])

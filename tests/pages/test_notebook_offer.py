@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import ACTIVATIONS, COLLAPSE, KEY_VALUE, NEURONS, open_page, run_notebook, trace_y
+from helpers import (
+    ACTIVATIONS,
+    COLLAPSE,
+    KEY_VALUE,
+    NEURONS,
+    TRAPS,
+    open_page,
+    run_notebook,
+    trace_y,
+)
 
 import ffn_ui.notebook.offer as offer
 
@@ -90,3 +99,17 @@ def test_activations_notebook_counts_the_dead_neurons_the_page_counts(built, que
     dead = run_notebook(book)["dead"]
     assert dead == {label: int(stats.loc[label, "dead neurons"]) for label in dead}
     assert set(dead) == set(stats.index)  # ReLU … Squared ReLU, none: each counted
+
+
+@pytest.mark.parametrize(("D", "H"), [(3, 5), (4, 2), (3, 3)], ids=["H > D", "H < D", "square"])
+def test_traps_notebook_gives_both_strides_answers_as_the_page_shows_them(built, D, H):
+    at = open_page(TRAPS, {"D": str(D), "H": str(H), "guess_stride": "the same answer"})
+    asked(at, built)
+    (book,) = built
+    right, wrong = [c.value for c in at.code][:2]  # correct strides, then one stride
+    printed = run_notebook(book)
+    assert repr(printed["right"]) == right
+    if wrong.startswith("IndexError"):
+        assert str(printed["wrong"]).startswith("IndexError")  # it runs off W2's end
+    else:
+        assert repr(printed["wrong"]) == wrong
