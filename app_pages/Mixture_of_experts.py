@@ -11,6 +11,7 @@ from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import agreement, labels
 from ffn_ui.controls.pickers import pick_token, tokens_gone
 from ffn_ui.controls.url import bound_slider
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.predict import Question, predicted
@@ -113,8 +114,7 @@ question = Question(
     f"are shared by all experts, so 8 × 7B overcounts them; and each token runs 2 of the 8 "
     f"experts' FFNs plus all the shared parts, {used} of {stored}.",
 )
-mixtral_said = predicted(question)
-left, right = st.columns(2)
+mixtral_said, (left, right) = predicted(question), st.columns(2)
 left.markdown(f"**This toy** ({E} {'SwiGLU ' if toy.gated else ''}experts, k = {k})")
 left.metric(
     "FFN parameters: stored / used per token",
@@ -133,7 +133,6 @@ if mixtral_said:
 
 st.subheader("4. One token's output, expert by expert")
 t = pick_token(toy.token_labels, gone=tokens_gone(toy))
-token = toy.token_labels[t]
 shown = min(d_model, 24)
 parts = cache.gates[t][:, None] * cache.expert_out[t, :, :shown]  # (k, shown)
 writers = [f"e{e + 1} × {g:.2f}" for e, g in zip(cache.chosen[t], cache.gates[t], strict=True)]
@@ -147,4 +146,5 @@ show(
     toy.presenter,
 )
 
+offer_notebook("Mixture of experts", toy, x=x, router=router, bias=b_router, experts=experts, k=k)
 next_step("app_pages/Mixture_of_experts.py")

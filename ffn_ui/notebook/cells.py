@@ -87,9 +87,14 @@ def weights_cell(weights: dict[str, np.ndarray], scheme: str, seed: int) -> str:
     recipe = random_recipe(weights, scheme, seed) if scheme in ("normal", "Xavier") else None
     if recipe:
         return recipe
-    if sum(a.size for a in weights.values()) <= WRITTEN_OUT:
-        return "\n".join(f"{n} = {literal(a)}  # {a.shape}" for n, a in weights.items())
-    return "# the page's weights, packed\n" + embedded(weights)
+    return arrays_cell(weights, "the page's weights")
+
+
+def arrays_cell(arrays: dict[str, np.ndarray], what: str) -> str:
+    """Arrays as code: written out when few enough numbers, else packed inside."""
+    if sum(a.size for a in arrays.values()) <= WRITTEN_OUT:
+        return "\n".join(f"{n} = {literal(a)}  # {a.shape}" for n, a in arrays.items())
+    return f"# {what}, packed\n" + embedded(arrays)
 
 
 def tokens_cell(x: np.ndarray, labels: list[str], words: list[str] | None) -> str:

@@ -17,7 +17,7 @@ import nbformat
 import numpy as np
 
 from ffn_core.activations import ACTIVATIONS, get_activation
-from ffn_ui.notebook.cells import checks_cell, code, md, model_cells, notebook
+from ffn_ui.notebook.cells import SILU, arrays_cell, checks_cell, code, md, model_cells, notebook
 
 Section = tuple[list[nbformat.NotebookNode], dict[str, str]]  # cells, and what `checks` holds
 
@@ -244,6 +244,56 @@ def traps(view: View) -> Section:
     return cells, {"right": "right", "wrong": "wrong"}
 
 
+def mixture_of_experts(view: View) -> Section:
+    """The router's top-k choice per token, and the layer's output as the gated sum of the
+    chosen experts' outputs."""
+    s = view.setting
+    experts, gated = s["experts"], not plain(view)
+    arrays = {"x": s["x"], "W_router": s["router"], "b_router": s["bias"]}
+    for e, weights in enumerate(experts):
+        arrays |= {f"{name}_{e}": array for name, array in weights.items()}
+    names = ("W_gate", "W_up", "W_down") if gated else ("W1", "b1", "W2", "b2")
+    listed = ", ".join(f"{n}_{{e}}" for n in names)
+    if gated:
+        expert = (
+            f"{SILU}\n\n\ndef expert(e, x):\n"
+            "    W_gate, W_up, W_down = (globals()[f'{n}_{e}'] for n in "
+            "('W_gate', 'W_up', 'W_down'))\n"
+            "    return (silu(x @ W_gate) * (x @ W_up)) @ W_down"
+        )
+    else:
+        expert = (
+            f"{get_activation(view.ffn).code}\n\n\ndef expert(e, x):\n"
+            "    W1, b1, W2, b2 = (globals()[f'{n}_{e}'] for n in ('W1', 'b1', 'W2', 'b2'))\n"
+            "    return act(x @ W1 + b1) @ W2 + b2"
+        )
+    cells = [
+        md(f"## The router and the experts\n{len(experts)} experts, each a whole FFN "
+           f"({listed}), and a router, a linear map from a token to one score per expert."),
+        code(f"import json\n\nimport numpy as np\n\nk = {s['k']}\n"
+             + arrays_cell(arrays, "the page's router and experts")),
+        md("## Routing\nEach token's scores through a softmax; it goes to its k likeliest "
+           "experts, whose outputs are summed, weighted by their probabilities rescaled to "
+           "add up to 1."),
+        code(f"{expert}\n\n\nscores = x @ W_router + b_router  # (T, E)\n"
+             "probs = np.exp(scores - scores.max(axis=1, keepdims=True))\n"
+             "probs /= probs.sum(axis=1, keepdims=True)\n"
+             "chosen = np.argsort(-probs, axis=1, kind='stable')[:, :k]  # (T, k)\n"
+             "gates = np.take_along_axis(probs, chosen, axis=1)\n"
+             "gates /= gates.sum(axis=1, keepdims=True)\n"
+             "out = np.zeros_like(x)\nfor t in range(len(x)):\n"
+             "    for slot, e in enumerate(chosen[t]):\n"
+             "        out[t] += gates[t, slot] * expert(e, x[t : t + 1])[0]\n"
+             "print('experts per token', (chosen + 1).tolist())"),
+        md("## The figure\nEach token's router probabilities."),
+        code("import plotly.graph_objects as go\n\ngo.Figure(go.Heatmap(z=probs)).show()"),
+        md("### Exercise\nRaise expert 1's router bias (b_router[0]) until it gets every "
+           "token: what happens to the load on the others?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"chosen": "chosen.tolist()", "out": "out.tolist()"}
+
+
 SECTIONS: dict[str, Callable[[View], Section]] = {
     "Home": home,
     "Neurons": neurons,
@@ -253,8 +303,13 @@ SECTIONS: dict[str, Callable[[View], Section]] = {
     "Position-wise": position_wise,
     "Activations": activations,
     "Traps": traps,
+    "Mixture of experts": mixture_of_experts,
 }
-OWN_EXAMPLE = ("Home", "Traps")  # pages whose example is their own, not the sidebar's model
+OWN_EXAMPLE = (
+    "Home",
+    "Traps",
+    "Mixture of experts",
+)  # pages whose example is their own, not the sidebar's model
 
 
 def notebook_of(view: View) -> nbformat.NotebookNode:

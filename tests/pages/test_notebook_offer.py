@@ -9,6 +9,7 @@ from helpers import (
     ACTIVATIONS,
     COLLAPSE,
     KEY_VALUE,
+    MOE,
     NEURONS,
     TRAPS,
     open_page,
@@ -113,3 +114,16 @@ def test_traps_notebook_gives_both_strides_answers_as_the_page_shows_them(built,
         assert str(printed["wrong"]).startswith("IndexError")  # it runs off W2's end
     else:
         assert repr(printed["wrong"]) == wrong
+
+
+@pytest.mark.parametrize("query", [{}, {"act": "SwiGLU", "k": "3", "rbias": "2"}])
+def test_moe_notebook_routes_each_token_as_the_page_counts_it(built, query):
+    """The experts the notebook's router picks, counted per expert, are the page's bars of
+    tokens routed to each expert."""
+    at = open_page(MOE, query)
+    asked(at, built)
+    (book,) = built
+    chosen = np.array(run_notebook(book)["chosen"])  # (T, k)
+    E = int(at.slider(key="E").value)
+    load = np.bincount(chosen.ravel(), minlength=E)
+    np.testing.assert_array_equal(load, trace_y(at, 1, kind="bar"))
