@@ -6,11 +6,17 @@ import streamlit as st
 from ffn_core.exercise.build_ffn import LESSON, STEPS, UNEVEN
 from ffn_ui.classroom.progress import class_progress
 from ffn_ui.controls.url import bound_select
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show
 from ffn_ui.page.path import next_step
 from ffn_ui.page.setup import setup
 from ffn_ui.page.stage import explained, stage
-from ffn_ui.parts.build_check import check_section, collapse_section, rebuild_section
+from ffn_ui.parts.build_check import (
+    check_section,
+    collapse_section,
+    notebook_lines,
+    rebuild_section,
+)
 from ffn_ui.parts.build_it import (
     by_hand_section,
     diagram,
@@ -113,4 +119,6 @@ rebuild_section(all(right.values()))
 by_hand_section()
 with st.expander("Share your lines"):
     share_lines()
+lines = notebook_lines(right | mine)
+offer_notebook("Build it", toy, arrays=dict(case.inputs()), sizes=case.sizes, lines=lines)
 next_step("app_pages/Build_it.py")

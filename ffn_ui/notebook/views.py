@@ -294,6 +294,35 @@ def mixture_of_experts(view: View) -> Section:
     return cells, {"chosen": "chosen.tolist()", "out": "out.tolist()"}
 
 
+def build_it(view: View) -> Section:
+    """The learner's own lines, those the page graded right, run in order on the page's
+    arrays; a line not yet right is left for the learner, named by what it computes."""
+    s = view.setting
+    arrays, sizes, lines = s["arrays"], s["sizes"], s["lines"]  # lines: every step, in order
+    written = "\n".join(
+        f"{name} = {text}" if right else f"# {name} = ...  # yours to write: {about}"
+        for name, (text, right, about) in lines.items()
+    )
+    done = [name for name, (_, right, _) in lines.items() if right]
+    cells = [
+        md("## The arrays\nThe page's batch and weights: B sequences of T tokens, each C "
+           "numbers wide, and H hidden neurons; dout is the loss's gradient at the output."),
+        code("import json\n\nimport numpy as np\n\n"
+             + ", ".join(sizes) + " = " + ", ".join(str(v) for v in sizes.values()) + "\n"
+             + arrays_cell(arrays, "the page's arrays") + "\n\n\n"
+             "def relu(a):\n    return np.maximum(a, 0)"),
+        md("## Your lines\nEach line you wrote on the page and it graded right, as you typed "
+           "it; the others are left for you."),
+        code(written),
+        md("### Exercise\nWrite the lines still left, then check your dW1 against centred "
+           "differences of the loss L = (out * dout).sum()."),
+        code("# your code here"),
+    ]  # fmt: skip
+    each = f"for n in {done!r}}}"
+    return cells, {"shapes": "{n: list(np.shape(globals()[n])) " + each,
+                   "sums": "{n: float(np.sum(globals()[n])) " + each}  # fmt: skip
+
+
 SECTIONS: dict[str, Callable[[View], Section]] = {
     "Home": home,
     "Neurons": neurons,
@@ -304,6 +333,7 @@ SECTIONS: dict[str, Callable[[View], Section]] = {
     "Activations": activations,
     "Traps": traps,
     "Mixture of experts": mixture_of_experts,
+    "Build it": build_it,
 }
 OWN_EXAMPLE = (
     "Home",

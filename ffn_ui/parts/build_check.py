@@ -41,6 +41,14 @@ def typed(steps) -> dict[str, str]:
     return {s.name: st.session_state.get(key(s.name), "") for s in steps}
 
 
+def notebook_lines(right: dict[str, bool]) -> dict[str, tuple[str, bool, str]]:
+    """Each forward, backward and collapse line for the notebook, in order: (as typed,
+    graded right, what it computes). The check's lines call the page's helpers, so they
+    stay on the page."""
+    texts = typed((*STEPS, *COLLAPSE))
+    return {s.name: (texts[s.name], right.get(s.name, False), s.of) for s in (*STEPS, *COLLAPSE)}
+
+
 def check_section(forward_backward_right: bool) -> dict[str, bool]:
     """Write the check; once it and the forward and backward lines are right, it runs on
     the learner's own backward pass, and on a planted one with dW1 transposed."""

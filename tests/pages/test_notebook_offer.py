@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from helpers import (
     ACTIVATIONS,
+    BUILD_IT,
     COLLAPSE,
     KEY_VALUE,
     MOE,
@@ -127,3 +128,27 @@ def test_moe_notebook_routes_each_token_as_the_page_counts_it(built, query):
     E = int(at.slider(key="E").value)
     load = np.bincount(chosen.ravel(), minlength=E)
     np.testing.assert_array_equal(load, trace_y(at, 1, kind="bar"))
+
+
+def test_build_it_notebook_runs_the_learner_s_right_lines_as_typed(built):
+    """Four lines right (written the learner's own way), one wrong: the notebook runs the
+    four as typed, to the core's values, and leaves the wrong one to write."""
+    from ffn_core.exercise.build_ffn import LESSON, STEPS, run_lines
+
+    at = open_page(BUILD_IT)
+    mine = {"h_pre": "np.einsum('btc,ch->bth', x, W1) + b1", "h": "relu(h_pre)",
+            "out": "h @ W2 + b2", "dh": "dout @ W2.T", "dh_pre": "dh * h_pre"}  # fmt: skip
+    for name, text in mine.items():
+        at.text_input(key=f"typed_{name}").input(text)
+    asked(at.run(), built)
+    (book,) = built
+    source = "\n".join(cell.source for cell in book.cells)
+    assert "h_pre = np.einsum('btc,ch->bth', x, W1) + b1" in source
+    assert "# dh_pre = ...  # yours to write" in source  # graded wrong on the page
+    printed = run_notebook(book)
+    right = ["h_pre", "h", "out", "dh"]
+    assert list(printed["sums"]) == right
+    core = run_lines({s.name: s.answer for s in STEPS}, LESSON.inputs(), LESSON.sizes)
+    for name in right:
+        assert printed["shapes"][name] == list(np.shape(core[name]))
+        assert printed["sums"][name] == pytest.approx(float(np.sum(core[name])), rel=1e-12)
