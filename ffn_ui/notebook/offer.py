@@ -14,6 +14,16 @@ import streamlit as st
 from ffn_ui.notebook.views import SECTIONS, View, notebook_of
 
 ASK_KEY = "notebook_asked"  # the button that builds the notebook, on this rerun only
+# Numbers a notebook may carry written out or packed: a few hundred kB at most. Random
+# weights travel as their seed and a sentence as its words, whatever their size.
+MAX_CARRIED = 32_768
+
+
+def carried(toy) -> int:
+    """How many numbers the notebook of the sidebar's model would carry."""
+    scheme = st.session_state.get("init", "normal")
+    weights = 0 if scheme in ("normal", "Xavier") else sum(a.size for a in toy.weights.values())
+    return weights + (0 if toy.tokens_from == "sentence" else toy.x.size)
 
 
 def view_of(page: str, toy, setting: dict) -> View:
@@ -48,6 +58,13 @@ def offer_notebook(page: str, toy, **setting) -> None:
         return
     st.divider()
     if not st.button("Download as notebook", key=ASK_KEY, help=HELP):
+        return
+    if carried(toy) > MAX_CARRIED:
+        st.info(
+            f"This model's weights and tokens are {carried(toy):,} numbers, more than a "
+            f"notebook carries ({MAX_CARRIED:,}). With random weights, a sentence, or a "
+            "smaller d_model and d_ff, the notebook draws them again instead."
+        )
         return
     book = notebook_of(view_of(page, toy, setting))
     st.download_button(

@@ -152,3 +152,15 @@ def test_build_it_notebook_runs_the_learner_s_right_lines_as_typed(built):
     for name in right:
         assert printed["shapes"][name] == list(np.shape(core[name]))
         assert printed["sums"][name] == pytest.approx(float(np.sum(core[name])), rel=1e-12)
+
+
+def test_a_model_too_large_to_carry_is_said_and_nothing_is_built(built):
+    """Random tokens, 64 of 600 numbers: 38,400 numbers to write out, more than a notebook
+    carries; the page says so, builds nothing, offers nothing."""
+    query = {"d_model": "600", "d_ff": "8", "tokens": "random", "T": "64"}
+    at = open_page(KEY_VALUE, query)
+    (button,) = [b for b in at.button if b.label == "Download as notebook"]
+    button.click().run()
+    assert not at.exception and not built and not saves(at)
+    (note,) = [i.value for i in at.info if "more than a notebook carries" in i.value]
+    assert "38,400 numbers" in note and "32,768" in note

@@ -91,3 +91,21 @@ def test_weights_too_many_to_write_out_travel_packed_and_a_seed_s_are_drawn_agai
     np.testing.assert_allclose(checks["output_all"], out, rtol=1e-12, atol=1e-15)
     assert checks["moved"] < 1e-12  # each token alone gives its row, to rounding
     assert len(nbformat.writes(packed)) < 600_000
+
+
+def test_a_notebook_at_the_most_it_carries_weighs_a_few_hundred_kb():
+    """32,768 numbers packed (uploaded weights and random tokens at the offer's cap): the
+    file stays under 400 kB, and runs to the core's output."""
+    from ffn_ui.notebook.offer import MAX_CARRIED
+
+    rng = np.random.default_rng(0)
+    d, f, T = 64, 240, 32  # weights 2·64·240 + 240 + 64 = 31,024; x 2,048: 33,072 > cap
+    weights = {"W1": rng.standard_normal((d, f)), "b1": rng.standard_normal(f),
+               "W2": rng.standard_normal((f, d)), "b2": rng.standard_normal(d)}  # fmt: skip
+    x = rng.standard_normal((T - 6, d))  # 1,664: 32,688 numbers in all, under the cap
+    assert sum(a.size for a in weights.values()) + x.size <= MAX_CARRIED
+    labels = [f"{k + 1}: t{k + 1}" for k in range(len(x))]
+    book = notebook_of(View("Neurons", "relu", weights, "uploaded", 0, x, labels, None, {}))
+    assert len(nbformat.writes(book)) < 400_000
+    out, _ = forms.run(x, weights, "relu")
+    np.testing.assert_allclose(run_notebook(book)["output_all"], out, rtol=1e-12, atol=1e-12)
