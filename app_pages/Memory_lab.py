@@ -10,6 +10,7 @@ from ffn_ui import figures
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
 from ffn_ui.controls.url import bound_multiselect, bound_select, bound_slider, bound_toggle
+from ffn_ui.notebook.offer import offer_notebook
 from ffn_ui.page.display import show, show_in_pairs
 from ffn_ui.page.path import next_step
 from ffn_ui.page.predict import predicted
@@ -138,4 +139,5 @@ st.page_link(
     label="Neurons that fire on countries, years, animals in a real model →",
 )
 
+offer_notebook("Memory lab", toy, weights=W, E=E, X=X, objects=objects, facts=facts, act=act)
 next_step("app_pages/Memory_lab.py")

@@ -323,6 +323,39 @@ def build_it(view: View) -> Section:
                    "sums": "{n: float(np.sum(globals()[n])) " + each}  # fmt: skip
 
 
+def memory_lab(view: View) -> Section:
+    """The trained fact store: each subject's output read out against every word, the
+    facts it recalls, and one fact's score split neuron by neuron."""
+    s = view.setting
+    arrays = {**s["weights"], "E": s["E"], "X": s["X"], "objects": s["objects"]}
+    facts = [f"{a} → {b}" for a, b in s["facts"]]
+    cells = [
+        md("## The fact store, as the page trained it\nE holds one unit vector per word "
+           "of the vocabulary, X the subjects' vectors; FFN(subject) read out against E "
+           "scores every word, and a fact is recalled when its object scores highest."),
+        code("import json\n\nimport numpy as np\n\n"
+             + arrays_cell(arrays, "the page's trained weights and word vectors")
+             + f"\nobjects = objects.astype(int)\nfacts = {facts!r}"),
+        code(f"{get_activation(s['act']).code}\n\n\n"
+             "h = act(X @ W1 + b1)  # (F, d_ff)\nout = h @ W2 + b2  # (F, d_model)\n"
+             "scores = out @ E.T  # (F, V): every subject against every word\n"
+             "recalled = scores.argmax(axis=1) == objects\n"
+             "print(f'facts recalled: {recalled.sum()} of {len(recalled)}')"),
+        md("## Where the first fact lives\nIts object's score is b2 · e_object plus one "
+           "share per neuron: h_j times neuron j's value row W2[j] against e_object."),
+        code("shares = h[0] * (W2 @ E[objects[0]])  # (d_ff,)\n"
+             "print(facts[0], 'score', scores[0, objects[0]].round(6), '=', "
+             "(shares.sum() + b2 @ E[objects[0]]).round(6))\n"
+             "print('largest shares', np.sort(shares)[::-1][:5].round(4))"),
+        md("## The figure\nEach neuron's share of the first fact's score."),
+        code("import plotly.graph_objects as go\n\ngo.Figure(go.Bar(y=shares)).show()"),
+        md("### Exercise\nSwitch off the five neurons with the largest shares (set their h "
+           "to 0): is the first fact still recalled? And the others?"),
+        code("# your code here"),
+    ]  # fmt: skip
+    return cells, {"recalled": "int(recalled.sum())", "shares": "shares.tolist()"}
+
+
 SECTIONS: dict[str, Callable[[View], Section]] = {
     "Home": home,
     "Neurons": neurons,
@@ -334,6 +367,7 @@ SECTIONS: dict[str, Callable[[View], Section]] = {
     "Traps": traps,
     "Mixture of experts": mixture_of_experts,
     "Build it": build_it,
+    "Memory lab": memory_lab,
 }
 OWN_EXAMPLE = (
     "Home",

@@ -10,6 +10,7 @@ from helpers import (
     BUILD_IT,
     COLLAPSE,
     KEY_VALUE,
+    MEMORY,
     MOE,
     NEURONS,
     TRAPS,
@@ -164,3 +165,13 @@ def test_a_model_too_large_to_carry_is_said_and_nothing_is_built(built):
     assert not at.exception and not built and not saves(at)
     (note,) = [i.value for i in at.info if "more than a notebook carries" in i.value]
     assert "38,400 numbers" in note and "32,768" in note
+
+
+def test_memory_lab_notebook_recalls_the_facts_the_page_recalls(built):
+    at = open_page(MEMORY, {"facts": "words → opposites", "mem_dff": "8"})
+    asked(at, built)
+    (book,) = built
+    (shown,) = [m.value for m in at.metric if m.label == "facts recalled"]
+    printed = run_notebook(book)
+    assert f"{printed['recalled']} of 10" == shown  # ten opposites; d_ff 8 may miss some
+    assert len(printed["shares"]) == 8
