@@ -300,3 +300,19 @@ def run_notebook(book) -> dict:
         assert not errors, errors
     (printed,) = [o["text"] for o in book.cells[-1].outputs if o.get("name") == "stdout"]
     return json.loads(printed)
+
+
+def page_words(node) -> str:
+    """Every word the page shows under `node`, in the page's order: headings, text,
+    captions, notes, metrics (label, value and help), page links and the questions."""
+    said = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "metric":
+            said.append(f"{child.label} {child.value} {child.help or ''}")
+        elif child.type in ("radio", "page_link"):
+            said.append(child.label)
+        elif isinstance(getattr(child, "value", None), str):
+            said.append(child.value)
+        else:
+            said.append(page_words(child))
+    return " ".join(s for s in said if s)

@@ -34,6 +34,12 @@ def code(text: str) -> nbformat.NotebookNode:
     return new_code_cell(textwrap.dedent(text).strip())
 
 
+def exercise(question: str) -> list[nbformat.NotebookNode]:
+    """A section's last two cells: an exercise from the lessons, and a cell left for the
+    learner's answer."""
+    return [md(f"### Exercise\n{question}"), code("# your code here")]
+
+
 def literal(array: np.ndarray) -> str:
     """An array as NumPy code that gives it back exactly (repr keeps every digit)."""
     return f"np.array({np.asarray(array, dtype=np.float64).tolist()!r})"

@@ -17,7 +17,16 @@ import nbformat
 import numpy as np
 
 from ffn_core.activations import ACTIVATIONS, get_activation
-from ffn_ui.notebook.cells import SILU, arrays_cell, checks_cell, code, md, model_cells, notebook
+from ffn_ui.notebook.cells import (
+    SILU,
+    arrays_cell,
+    checks_cell,
+    code,
+    exercise,
+    md,
+    model_cells,
+    notebook,
+)
 
 Section = tuple[list[nbformat.NotebookNode], dict[str, str]]  # cells, and what `checks` holds
 
@@ -63,9 +72,8 @@ def home(view: View) -> Section:
              "name=f'key {j + 1}'))\n"
              "fig.add_trace(go.Scatter(x=[x[0]], y=[x[1]], mode='markers', name='token x'))\n"
              "fig.update_layout(xaxis_range=[-3, 3], yaxis_range=[-3, 3])\nfig.show()"),
-        md("### Exercise\nWhere in the plane does neither neuron fire? Try x = [−2, −2]: "
+        *exercise("Where in the plane does neither neuron fire? Try x = [−2, −2]: "
            "predict the output before you run it."),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"output": "out.tolist()", "fired": "fired.tolist()"}
 
@@ -87,9 +95,8 @@ def neurons(view: View) -> Section:
         md("## The figure\nEvery token's activation at every neuron; the cells that fired."),
         code("import plotly.graph_objects as go\n\n"
              "go.Figure(go.Heatmap(z=np.where(fired, h, np.nan), y=tokens)).show()"),
-        md("### Exercise\nDouble d_ff (`d_ff = 2 * d_model` in the lesson's first exercise) "
+        *exercise("Double d_ff (`d_ff = 2 * d_model` in the lesson's first exercise) "
            "and draw new weights: does the share of neurons that fire change?"),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"fired_per_token": "fired.sum(axis=1).tolist()", "fired": "int(fired.sum())"}
 
@@ -108,9 +115,8 @@ def key_value(view: View) -> Section:
              "print('the forward pass', out[t].round(6))"),
         md("## The figure\nEach neuron's write, coordinate by coordinate."),
         code("import plotly.graph_objects as go\n\ngo.Figure(go.Heatmap(z=writes)).show()"),
-        md("### Exercise\nSwitch off the neuron that writes most (set its h to 0): how far "
+        *exercise("Switch off the neuron that writes most (set its h to 0): how far "
            "does the output move?"),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"output": "out_t.tolist()", "writers": f"int((h[{t}] != 0).sum())"}
 
@@ -128,8 +134,7 @@ def collapse(view: View) -> Section:
              "print('largest difference without an activation', gap, 'rank', rank)"),
         md("## With the activation back\nThe FFN's own output against the one matrix."),
         code("gap_act = np.abs(out - one).max()\nprint('with the activation', gap_act)"),
-        md("### Exercise\nCheck (x A) B = x (A B) for a random A and B of your own shapes."),
-        code("# your code here"),
+        *exercise("Check (x A) B = x (A B) for a random A and B of your own shapes."),
     ]  # fmt: skip
     return cells, {"gap": "float(gap)", "gap_act": "float(gap_act)", "rank": "int(rank)"}
 
@@ -167,9 +172,8 @@ def backprop(view: View) -> Section:
              "np.abs(numeric), 1e-12)).max())\n\n\n"
              "errors = {name: worst(name) for name in params}  # each nudged and restored\n"
              "print(errors)"),
-        md("### Exercise\nRun the check in float32 (`astype(np.float32)` on every array): "
+        *exercise("Run the check in float32 (`astype(np.float32)` on every array): "
            "how large do the errors grow, and which ε works best then?"),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"errors": "errors"}
 
@@ -180,8 +184,7 @@ def position_wise(view: View) -> Section:
            "its row of the whole batch's output."),
         code("alone = np.stack([ffn_forward(x[t : t + 1])[0][0] for t in range(len(x))])\n"
              "moved = np.abs(alone - out).max()\nprint('largest difference', moved)"),
-        md("### Exercise\nChange one token's vector: which rows of the output move?"),
-        code("# your code here"),
+        *exercise("Change one token's vector: which rows of the output move?"),
     ]  # fmt: skip
     return cells, {"moved": "float(moved)"}
 
@@ -212,9 +215,8 @@ def activations(view: View) -> Section:
         code("import plotly.graph_objects as go\n\nz = np.linspace(-4, 4, 401)\n"
              "go.Figure([go.Scatter(x=z, y=act(z), name=name) "
              "for name, (act, _) in bends.items()]).show()"),
-        md("### Exercise\nWith one token and d_ff = 64, how many neurons are dead under ReLU, "
+        *exercise("With one token and d_ff = 64, how many neurons are dead under ReLU, "
            "and under GELU? Why does GELU leave almost none?"),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"dead": "dead"}
 
@@ -237,9 +239,8 @@ def traps(view: View) -> Section:
              "try:\n    wrong = ffn(x, W1, b1, W2, b2, D)  # W1's stride, by mistake\n"
              "except IndexError as error:\n    wrong = f'IndexError: {error}'\n"
              "print('right', right, 'one stride', wrong)"),
-        md("### Exercise\nFind a D and H where the one-stride version gives the right answer "
+        *exercise("Find a D and H where the one-stride version gives the right answer "
            "by luck, and one where it crashes. What does a square test (D = H) tell you?"),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"right": "right", "wrong": "wrong"}
 
@@ -287,9 +288,8 @@ def mixture_of_experts(view: View) -> Section:
              "print('experts per token', (chosen + 1).tolist())"),
         md("## The figure\nEach token's router probabilities."),
         code("import plotly.graph_objects as go\n\ngo.Figure(go.Heatmap(z=probs)).show()"),
-        md("### Exercise\nRaise expert 1's router bias (b_router[0]) until it gets every "
+        *exercise("Raise expert 1's router bias (b_router[0]) until it gets every "
            "token: what happens to the load on the others?"),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"chosen": "chosen.tolist()", "out": "out.tolist()"}
 
@@ -314,9 +314,8 @@ def build_it(view: View) -> Section:
         md("## Your lines\nEach line you wrote on the page and it graded right, as you typed "
            "it; the others are left for you."),
         code(written),
-        md("### Exercise\nWrite the lines still left, then check your dW1 against centred "
+        *exercise("Write the lines still left, then check your dW1 against centred "
            "differences of the loss L = (out * dout).sum()."),
-        code("# your code here"),
     ]  # fmt: skip
     each = f"for n in {done!r}}}"
     return cells, {"shapes": "{n: list(np.shape(globals()[n])) " + each,
@@ -349,9 +348,8 @@ def memory_lab(view: View) -> Section:
              "print('largest shares', np.sort(shares)[::-1][:5].round(4))"),
         md("## The figure\nEach neuron's share of the first fact's score."),
         code("import plotly.graph_objects as go\n\ngo.Figure(go.Bar(y=shares)).show()"),
-        md("### Exercise\nSwitch off the five neurons with the largest shares (set their h "
+        *exercise("Switch off the five neurons with the largest shares (set their h "
            "to 0): is the first fact still recalled? And the others?"),
-        code("# your code here"),
     ]  # fmt: skip
     return cells, {"recalled": "int(recalled.sum())", "shares": "shares.tolist()"}
 

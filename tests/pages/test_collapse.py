@@ -13,6 +13,7 @@ from helpers import (
     decode,
     metric,
     open_page,
+    page_words,
 )
 
 from ffn_core.init import init_weights
@@ -152,28 +153,12 @@ def test_the_stack_says_its_blocks_follow_the_sidebar_up_to_a_cap():
     assert "each the sidebar's d_model → d_ff → d_model (capped at 64 → 256 → 64)" in said
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order: headings, text, captions, metrics,
-    the questions."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type == "radio":
-            said.append(child.label)
-        elif isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 @pytest.mark.parametrize("act", ["ReLU", "SwiGLU"])
 def test_swiglu_and_silu_are_said_where_the_page_first_names_them(act):
     """Collapse comes before Activations on the path: where the page first names SwiGLU it
     says it is the gated FFN, with its formula, and where it first names SiLU, a smooth
     ReLU, z·sigmoid(z)."""
-    said = words(open_page(COLLAPSE, {"act": act}).main)
+    said = page_words(open_page(COLLAPSE, {"act": act}).main)
     swiglu, silu = said.index("SwiGLU"), said.index("SiLU")
     assert said[swiglu:].startswith(("SwiGLU is the gated FFN silu(x·W_gate)", "SwiGLU chosen"))
     assert "the gated FFN silu(x·W_gate) ⊙ (x·W_up) · W_down" in said[swiglu : swiglu + 90]

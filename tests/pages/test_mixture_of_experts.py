@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import MOE, decode, open_page, traces, warnings_text
+from helpers import MOE, decode, open_page, page_words, traces, warnings_text
 
 from ffn_core import MODEL_SHAPES, model_params
 from ffn_core.init import init_weights
@@ -66,27 +66,11 @@ def test_the_title_and_the_headline_follow_e_and_k():
     ]
 
 
-def all_words(node) -> str:
-    """Every word the page shows, in the page's order: headings, text, captions, metrics
-    (label and help), the questions."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value} {child.help or ''}")
-        elif child.type == "radio":
-            said.append(child.label)
-        elif isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(all_words(child))
-    return " ".join(s for s in said if s)
-
-
 def test_the_page_claims_no_compute_for_free_and_says_each_model_where_first_named():
     """The active experts still compute: the page says more parameters at the same compute
     per token, never capacity without compute; Mistral 7B and the Switch Transformer are
     each said in a few words where the page first names them."""
-    said = all_words(open_page(MOE).main)
+    said = page_words(open_page(MOE).main)
     assert "without compute" not in said and "capacity" not in said.lower()
     mistral = said.index("Mistral 7B")
     assert "dense model, one FFN per layer" in said[mistral : mistral + 80]

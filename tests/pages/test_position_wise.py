@@ -14,6 +14,7 @@ from helpers import (
     decode,
     metric,
     open_page,
+    page_words,
     traces,
 )
 
@@ -123,27 +124,11 @@ def test_before_the_guess_the_map_is_drawn_with_no_row_lit_and_nothing_says_whic
     assert len(at.get("plotly_chart")) == 3
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order: headings, text, captions, metrics,
-    the questions, the link to the next page."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type in ("radio", "page_link"):
-            said.append(child.label)
-        elif isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 @pytest.mark.parametrize("act", ["ReLU", "SwiGLU"])
 def test_every_name_is_said_where_the_page_first_uses_it(act):
     """No "MLP" (the page's word is FFN), no bare "d" (d_model), T said to be the sequence
     length where it first appears, W_gate inside the gated FFN's formula where first named."""
-    said = words(open_page(POSITION_WISE, {"act": act, **ANSWERS[POSITION_WISE]}).main)
+    said = page_words(open_page(POSITION_WISE, {"act": act, **ANSWERS[POSITION_WISE]}).main)
     assert "MLP" not in said
     assert not re.search(r"(?<!\w)d(?!\w)", said), "a bare d"
     first_t = re.search(r"\bT\b", said).start()

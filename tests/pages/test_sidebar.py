@@ -28,13 +28,17 @@ from ffn_core.typed_numbers import encode_arrays
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
+# W1 (2, 3), b1, W2 (3, 2), b2: a small hand-edited model, non-square
+HAND_WEIGHTS = [
+    np.array([[1.0, -2, 0.5], [0.25, 1, -1]]),
+    np.array([0.1, 0, -0.2]),
+    np.array([[1.0, 0], [0, 1], [-1, 1]]),
+    np.array([0.0, 0.5]),
+]
+
+
 def test_a_link_with_hand_edited_weights_reproduces_them():
-    weights = [
-        np.array([[1.0, -2, 0.5], [0.25, 1, -1]]),
-        np.array([0.1, 0, -0.2]),
-        np.array([[1.0, 0], [0, 1], [-1, 1]]),
-        np.array([0.0, 0.5]),
-    ]
+    weights = HAND_WEIGHTS
     query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "mask": "false"}
     query["guess_fire"] = "about half"  # the grid's values wait for a guess
     at = open_page(NEURONS, {**query, "w": encode_arrays(weights)})
@@ -48,12 +52,7 @@ def test_a_link_with_hand_edited_weights_reproduces_them():
 def test_the_sidebar_offers_squared_relu_and_the_heatmap_is_relu_squared():
     """Chosen in the sidebar, Squared ReLU reaches the page: max(0, x·W1 + b1)², computed
     here from the weights the link sets."""
-    weights = [
-        np.array([[1.0, -2, 0.5], [0.25, 1, -1]]),
-        np.array([0.1, 0, -0.2]),
-        np.array([[1.0, 0], [0, 1], [-1, 1]]),
-        np.array([0.0, 0.5]),
-    ]
+    weights = HAND_WEIGHTS
     query = {"init": "hand-edited", "d_model": "2", "d_ff": "3", "mask": "false"}
     query |= {"guess_fire": "about half", "act": "Squared ReLU", "w": encode_arrays(weights)}
     at = open_page(NEURONS, query)

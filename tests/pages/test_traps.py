@@ -10,6 +10,7 @@ from helpers import (
     decode,
     expected_default_model,
     open_page,
+    page_words,
     relu,
     traces,
     warnings_text,
@@ -190,33 +191,17 @@ def test_a_follower_in_a_class_sees_the_teachers_shapes_and_question_and_no_pres
     assert not student.number_input and not [b for b in student.button if b.label == "square"]
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order: headings, text, captions, notes,
-    metrics, the questions and the answers' why."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type == "radio":
-            said.append(child.label)
-        elif isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 def test_before_the_stride_guess_no_word_says_where_the_wrong_stride_reads():
     """Question 1 asks whether W2 read with W1's stride D gives the same answer: where
     each y[i] then starts (i·D against i·H) settles it, so the text under the figure says
     it only after the guess; the question says what the one-stride version is."""
     at = open_page(TRAPS, {"D": "3", "H": "5"})
-    said = words(at.main)
+    said = page_words(at.main)
     assert "i·D" not in said and "i·H" not in said
     (asked,) = [r for r in at.radio if r.key == "guess_stride"]
     assert "W1's stride D; a stride is how far apart" in asked.label
     at.radio(key="guess_stride").set_value("the same answer").run()
-    said = words(at.main)
+    said = page_words(at.main)
     assert "so y[i] takes the H entries from i·D instead of i·H" in said
 
 
@@ -226,7 +211,7 @@ def test_the_page_counts_its_mistakes_right_and_speaks_no_developer_jargon():
     for D, H in ((3, 5), (3, 3)):
         at = open_page(TRAPS, {"D": str(D), "H": str(H), "guess_stride": DIFFERENT_OR_CRASH})
         at.radio(key="guess_t").set_value("the same answer" if D != H else DIFFERENT_OR_CRASH)
-        said = words(at.run().main)
+        said = page_words(at.run().main)
         assert "Three mistakes" in said and "Two mistakes" not in said
         assert "core" not in said, said[said.find("core") - 60 : said.find("core") + 20]
         assert "the FFN's shape check" in said or "The FFN checks shapes" in said
