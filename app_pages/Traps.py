@@ -30,8 +30,8 @@ from ffn_ui.parts.traps import (
 )
 
 LEDE = (
-    "Three mistakes made writing the FFN by hand: reading W2 with W1's stride, passing W1 "
-    "transposed, and a ReLU after W2. Which of them would a test notice?"
+    "Three slips of an FFN written by hand: W2 read with W1's stride, W1 passed "
+    "transposed, a ReLU after W2. Would a test notice each?"
 )
 INTRO = (
     "By hand, in the W @ x convention, W1 is H × D and W2 is D × H, where D is d_model and H "

@@ -10,15 +10,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ffn_core import (
+from ffn_core.lessons.costs import (
     MODEL_SHAPES,
     ModelShape,
     attention_flops,
     ffn_flops,
+    ffn_params,
+    gpt2_shape,
     model_params,
     quadratic_crossover,
+    swiglu_d_ff,
 )
-from ffn_core.lessons.costs import ffn_params, gpt2_shape, swiglu_d_ff
 from ffn_ui import figures
 from ffn_ui.controls.url import bound_select, bound_select_slider
 from ffn_ui.page.display import show

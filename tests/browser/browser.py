@@ -256,7 +256,7 @@ CHART_COUNTS = {
     "traps": 1,  # W2's flat list, its one-stride reads held back; the other traps wait
     "scale_and_cost": 1,  # the shares' split; its parts, the ratio and the FLOPs wait
     "mixture_of_experts": 3,
-    "superposition": 3,  # the arrows of the five features and the phase diagram wait
+    "superposition": 2,  # the arrows, Wᵀ W, the phase diagram and section 2's bars wait
     "memory_lab": 6,  # the capacity curve waits for its toggle
     "real_model": 5,  # sections 4 and 5 run once opened
     "language_model": 6,  # the gate-up scatter waits for a prediction, the edit for picks

@@ -8,12 +8,15 @@ from __future__ import annotations
 from browser import (
     CHART_COUNTS,
     EXPECT_TIMEOUT,
+    PAGES,
     PROJECTOR,
     TITLE,
     go_to,
     no_exception,
     open_page,
     open_sidebar,
+    pick,
+    press,
     screenshot,
     settled,
     start_class,
@@ -93,3 +96,45 @@ def test_a_student_s_page_says_what_the_teacher_s_page_says(server, browser):
     expect(metric).to_have_text(teacher.locator('[data-testid="stMetricValue"]').first.inner_text())
     expect(student.get_by_text("Why: what this figure shows")).to_have_count(1)
     no_exception(student)
+
+
+def test_a_stale_answer_never_counts_and_nothing_answers_before_the_reveal(server, browser):
+    """Issue 47.1 and 47.4 as a class met them. On Key–value memory a student answers:
+    before the reveal their page gives no verdict and no sum of the writes (the answer);
+    the teacher reveals, visits Neurons, comes back and picks another token, a new
+    question; the student only unticks Follow. Their old answer must not count for the
+    new question (it once made the teacher's line say 1 of 1 answered)."""
+    url = f"{server.url}/{PAGES['key_value']}"
+    teacher, teacher_runs = open_page(browser, url, CHART_COUNTS["key_value"])
+    _, link = start_class(teacher)
+    student, student_runs = open_page(browser, link, None, viewport=PROJECTOR, own=True)
+    expect(student.locator(TITLE).first).to_have_text(title(teacher), timeout=EXPECT_TIMEOUT)
+    said = teacher.locator("p", has_text="The class's answers:")
+    expect(said).to_contain_text("0 of 1 student answered", timeout=EXPECT_TIMEOUT)
+
+    before = student_runs.finished
+    student.get_by_text("a little, its value sign-flipped", exact=True).first.click()
+    student_runs.wait_for_more_than(before, student)
+    expect(said).to_contain_text("1 of 1 student answered", timeout=EXPECT_TIMEOUT)
+    words = student.locator('[data-testid="stMain"]').inner_text()
+    assert "Right:" not in words and "Not this time" not in words  # no verdict yet
+    assert "output (the sum)" not in words  # nor the sum of the writes it settles
+
+    press(teacher, teacher_runs, "Reveal to the class")
+    expect(student.get_by_text("the answer is", exact=False).first).to_be_visible(
+        timeout=EXPECT_TIMEOUT
+    )
+    go_to(teacher, teacher_runs, "Neurons")
+    go_to(teacher, teacher_runs, "Key–value memory")
+    pick(teacher, teacher_runs, "token", "3: sat")  # another token: a new question
+    expect(student.locator(TITLE).first).to_have_text(title(teacher), timeout=EXPECT_TIMEOUT)
+    open_sidebar(student)
+    before = student_runs.finished
+    student.get_by_text("Follow the teacher", exact=True).click()  # untick, nothing else
+    student_runs.wait_for_more_than(before, student)
+    teacher.wait_for_timeout(3000)  # the tally has polled the store again
+    line = teacher.locator("p", has_text="The class's answers:")
+    expect(line).to_contain_text("0 of 1 student answered", timeout=EXPECT_TIMEOUT)
+    assert "Your answer is in" not in student.locator('[data-testid="stMain"]').inner_text()
+    no_exception(student)
+    no_exception(teacher)

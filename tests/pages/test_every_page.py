@@ -5,7 +5,16 @@ is followed by the figure in numbers."""
 from __future__ import annotations
 
 import pytest
-from helpers import ALL_PAGES, ANSWERS, BUILD_IT, GLOSSARY, click, open_page
+from helpers import (
+    ALL_PAGES,
+    ANSWERS,
+    BUILD_IT,
+    GLOSSARY,
+    LANGUAGE_MODEL,
+    REAL_MODEL,
+    click,
+    open_page,
+)
 
 from ffn_ui.page.display import IN_NUMBERS
 from harness.caps import largest_chart
@@ -24,6 +33,18 @@ def test_runs_on_defaults_and_every_preset(page, preset):
     # gradient check, once every line is typed right (tests/pages/test_build_it.py)
     assert at.get("plotly_chart") or page in (GLOSSARY, BUILD_IT)
     assert largest_chart(at) < 300_000
+
+
+TOY_PAGES = [p for p in ALL_PAGES if p not in (GLOSSARY, REAL_MODEL, LANGUAGE_MODEL)]
+
+
+@pytest.mark.parametrize("page", TOY_PAGES, ids=[p or "home" for p in TOY_PAGES])
+def test_every_toy_page_runs_on_squared_relu_with_its_questions_answered(page):
+    """Squared ReLU, added as one record, reaches every page that runs the sidebar's toy."""
+    at = open_page(page, {**ANSWERS.get(page, {}), "act": "Squared ReLU"})
+    assert not at.exception
+    assert at.sidebar.selectbox(key="act").value == "Squared ReLU"
+    assert at.get("plotly_chart")
 
 
 def figure_and_words(node, found: list[tuple[str, str]]) -> None:

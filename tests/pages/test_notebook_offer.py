@@ -7,12 +7,15 @@ import numpy as np
 import pytest
 from helpers import (
     ACTIVATIONS,
+    ANSWERS,
+    BACKPROP,
     BUILD_IT,
     COLLAPSE,
     KEY_VALUE,
     MEMORY,
     MOE,
     NEURONS,
+    POSITION_WISE,
     TRAPS,
     open_page,
     run_notebook,
@@ -175,3 +178,28 @@ def test_memory_lab_notebook_recalls_the_facts_the_page_recalls(built):
     printed = run_notebook(book)
     assert f"{printed['recalled']} of 10" == shown  # ten opposites; d_ff 8 may miss some
     assert len(printed["shares"]) == 8
+
+
+def test_position_wise_notebook_finds_the_tokens_alone_give_the_batch_s_rows(built):
+    """The page says running the tokens one by one gives the same output (exactly, or to
+    float64's rounding); the notebook's own run of each token alone finds the same."""
+    at = open_page(POSITION_WISE, {"act": "GELU", "guess_rows_moved": "only its own row"})
+    asked(at, built)
+    (book,) = built
+    text = " ".join(m.value for m in at.markdown)
+    assert "Running the tokens one by one gives the same output" in text
+    assert run_notebook(book)["moved"] < 1e-12
+
+
+@pytest.mark.parametrize("act", ["ReLU", "Squared ReLU", "GELU"])
+def test_backprop_notebook_checks_its_gradients_as_the_page_does(built, act):
+    """The page's check of its backward pass is within 1e-6 in float64; so is the
+    notebook's own check of its own backward pass, on every quantity the page checks."""
+    at = open_page(BACKPROP, {"act": act, **ANSWERS[BACKPROP]})
+    asked(at, built)
+    (book,) = built
+    (frame,) = [d.value for d in at.dataframe if "max relative error" in d.value.columns]
+    page = frame["max relative error"].to_dict()
+    mine = run_notebook(book)["errors"]
+    assert set(mine) == set(page)
+    assert max(page.values()) < 1e-6 and max(mine.values()) < 1e-6

@@ -212,6 +212,6 @@ def test_the_page_counts_its_mistakes_right_and_speaks_no_developer_jargon():
         at = open_page(TRAPS, {"D": str(D), "H": str(H), "guess_stride": DIFFERENT_OR_CRASH})
         at.radio(key="guess_t").set_value("the same answer" if D != H else DIFFERENT_OR_CRASH)
         said = page_words(at.run().main)
-        assert "Three mistakes" in said and "Two mistakes" not in said
+        assert "Three slips" in said and "Two mistakes" not in said
         assert "core" not in said, said[said.find("core") - 60 : said.find("core") + 20]
         assert "the FFN's shape check" in said or "The FFN checks shapes" in said

@@ -98,7 +98,7 @@ def test_a_class_spans_both_replicas(hall):
     code = teacher.start_class()
     students = [Participant(port, f"room={code}") for port in (b.port, b.port, hall.port)]
     for student in students:
-        assert scores(student) == "Neuron 1 scores 0"  # x = [1, −1], the teacher's
+        assert scores(student) == "Neuron 1 scores -1"  # x = [0, −1], the teacher's
     teacher.set("x1", 2.5)
     assert scores(teacher) == "Neuron 1 scores 1.5"
     for student in students:
