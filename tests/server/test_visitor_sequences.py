@@ -221,7 +221,7 @@ def test_a_superposition_guess_then_the_dense_preset_then_its_link_asks_again(se
         charts = len(visitor.shown.charts)
         visitor.choose("guess_kept", "5")
         assert "the model keeps 5 of 5 features" in said(visitor)
-        assert len(visitor.shown.charts) == charts + 2  # the arrows were there, now Wᵀ W and the bars
+        assert len(visitor.shown.charts) == charts + 2  # now Wᵀ W and the bars
         visitor.press("Dense")
         assert visitor.control("guess_kept").label.startswith(
             "At 0% zeros and importance 0.7^i, how many"
