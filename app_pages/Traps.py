@@ -8,7 +8,6 @@ import streamlit as st
 import ffn_core.reference
 from ffn_core import ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_ui import figures
-from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.labels import labels
 from ffn_ui.controls.url import bound_number, bound_text
 from ffn_ui.notebook.offer import offer_notebook
@@ -21,9 +20,9 @@ from ffn_ui.parts.traps import (
     DIFFERENT,
     EXERCISE,
     SAME,
-    SHAPES,
     grade_exercise,
     outcome,
+    shape_presets,
     small_case,
     stride_question,
     with_w1_transposed,
@@ -51,9 +50,7 @@ picture, controls = stage(toy.presenter)
 with controls:
     D = bound_number("D (d_model)", "D", 1, 8, 3)
     H = bound_number("H (d_ff)", "H", 1, 8, 5)
-    st.caption("Presets")
-    for place, (label, (d, h)) in zip(st.columns(3), SHAPES.items(), strict=True):
-        preset_button(place, label, D=d, H=h)
+    shape_presets()
 case = small_case(D, H)
 right_out = ffn_forward_flat(**case)
 wrong_out, crash = outcome(ffn_forward_flat_one_stride, *case.values())

@@ -19,6 +19,7 @@ import streamlit as st
 from ffn_core import ACTIVATIONS
 from ffn_core.swiglu import swiglu_slices
 from ffn_ui import figures
+from ffn_ui.classroom import recording
 from ffn_ui.controls.buttons import preset_button
 from ffn_ui.controls.url import bound_multiselect, bound_slider, bound_toggle
 from ffn_ui.page.display import show
@@ -74,7 +75,8 @@ def gelu_dip() -> GeluDip:
 
 def presets(container) -> None:
     """One click to each view of the curves."""
-    container.caption("Presets")
+    with recording.paused():  # the buttons' label: a follower, who has no buttons, skips it
+        container.caption("Presets")
     curves = ["ReLU", "GELU", "GELU-tanh", "SiLU"]
     preset_button(container, "Zoom near 0", range=1.5, curves=curves)
     preset_button(container, "Wide view", range=8.0, curves=[*NAMES, *SLICES])

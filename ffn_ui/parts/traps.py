@@ -8,10 +8,22 @@ import streamlit as st
 from ffn_core import ffn_forward, ffn_forward_flat, ffn_forward_flat_one_stride
 from ffn_core.lessons.mistakes import ffn_forward_flat_relu_after_w2
 from ffn_core.typed_numbers import parse_row
+from ffn_ui.classroom import recording
+from ffn_ui.controls.buttons import preset_button
 from ffn_ui.page.predict import Question
 
 SAME, DIFFERENT = "the same answer", "a different answer or a crash"
 SHAPES = {"square": (3, 3), "H > D": (3, 5), "H < D": (5, 3)}
+
+
+def shape_presets() -> None:
+    """One button per telling shape, in a row, under their label."""
+    with recording.paused():  # the buttons' label: a follower, who has no buttons, skips it
+        st.caption("Presets")
+    for place, (label, (d, h)) in zip(st.columns(3), SHAPES.items(), strict=True):
+        preset_button(place, label, D=d, H=h)
+
+
 # The exercise, non-square on purpose: D = 2, H = 3, in the lesson's W @ x convention.
 EXERCISE = {
     "x": [1.0, -2.0],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import BUILD_IT, GLOSSARY, NEURONS, TRAPS, open_page
+from helpers import ACTIVATIONS, BUILD_IT, GLOSSARY, NEURONS, TRAPS, open_page
 
 from ffn_ui.classroom import class_view
 from ffn_ui.classroom import store as room_store
@@ -203,3 +203,14 @@ def test_content_the_view_cannot_read_leaves_the_class_on_the_whole_page():
         student = open_page(None, {"room": code})
         assert not student.exception and not viewing(student), text
         assert "d_ff" in toy_controls(student)
+
+
+@pytest.mark.parametrize("page", [ACTIVATIONS, TRAPS])
+def test_a_follower_reads_no_label_of_buttons_they_do_not_have(page):
+    """The teacher's "Presets" caption names buttons a following student is not given: the
+    record leaves it out, and the teacher still reads it."""
+    teacher, code = start_class(page)
+    assert "Presets" in [c.value for c in teacher.caption]
+    student = open_page(page, {"room": code})
+    assert not student.exception and viewing(student)
+    assert "Presets" not in [c.value for c in student.caption]
