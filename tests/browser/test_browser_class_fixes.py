@@ -24,6 +24,8 @@ from browser import (
 from playwright.sync_api import expect
 
 MAIN_SCROLL = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+SCROLLABLE = """() => { const m = document.querySelector('[data-testid="stMain"]');
+    return m.scrollHeight > m.clientHeight + 200; }"""
 
 
 def title(page) -> str:
@@ -53,6 +55,7 @@ def test_a_follower_s_new_page_starts_at_its_top_and_one_tick_follows_again(serv
     _, link = start_class(teacher)
     student, student_runs = open_page(browser, link, None, viewport=PROJECTOR, own=True)
     expect(student.locator(TITLE).first).to_have_text(title(teacher), timeout=EXPECT_TIMEOUT)
+    assert settled(student, lambda: student.evaluate(SCROLLABLE), True)  # all of it drawn
     student.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 2000)")
     assert student.evaluate(MAIN_SCROLL) > 0  # scrolled down, to vote, say
     go_to(teacher, teacher_runs, "Neurons")
