@@ -1,12 +1,9 @@
 """Superposition: why one neuron fires for unrelated things, and how a layer holds more
 features than it has dimensions (Elhage et al. 2022, "Toy Models of Superposition")."""
 
-import numpy as np
 import streamlit as st
 
 from ffn_core.lessons.superposition import (
-    dimensions_per_feature,
-    feature_dimensionality,
     feature_norms,
     firing_by_feature,
     polysemantic,
@@ -90,37 +87,7 @@ st.subheader("1. The phase change")
 sp.phase_section(toy.presenter)
 
 st.subheader("2. Bigger n: how much of a dimension each feature gets")
-left, right = st.columns(2)
-n = bound_slider("features n", "sp_n", 4, sp.MAX_FEATURES, 20, 1, left)
-m = bound_slider("hidden dimensions m", "sp_m", 1, sp.MAX_HIDDEN, 5, 1, right)
-if not answered:  # how many features a layer keeps: the question at the top
-    st.caption("This section waits for the question at the top: it shows what a layer keeps.")
-elif m >= n:
-    st.info(f"With m = {m} ≥ n = {n} every feature can have a dimension of its own; try m < n.")
-else:
-    big = sp.toy(n, m, sparsity, decay)
-    D = feature_dimensionality(big.W)  # (n,)
-    per = dimensions_per_feature(big.W)
-    st.caption(
-        f"Each bar is one feature's share of a dimension, D_i = ‖W_i‖⁴ / Σ_j (W_i · W_j)²: 1 "
-        "for a dimension of its own, 1/2 in an antipodal pair (two features on one line, "
-        "pointing opposite ways), 2/5 in a pentagon, 0 dropped. "
-        f"Notice where they sit here: from {D.min():.2f} to {D.max():.2f}, median "
-        f"{np.median(D):.2f}. Over all features, m / ‖W‖_F² = {per:.2f} dimensions per "
-        "feature (the dashed line); ‖W‖_F², the squared Frobenius norm, is every weight of W "
-        "squared and summed: the features' squared lengths added up."
-    )
-    show(
-        figures.bars(
-            labels("f", n),
-            D,
-            "dimensionality of each feature",
-            "D",
-            level=per,
-            level_name="m / ‖W‖_F²",
-        ),
-        toy.presenter,
-    )
+sp.dimensions_section(sparsity, decay, answered, toy.presenter)
 
 st.subheader("3. Polysemantic neurons")
 st.caption(

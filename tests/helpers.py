@@ -302,17 +302,19 @@ def run_notebook(book) -> dict:
     return json.loads(printed)
 
 
-def page_words(node) -> str:
+def page_words(node, questions: bool = True) -> str:
     """Every word the page shows under `node`, in the page's order: headings, text,
-    captions, notes, metrics (label, value and help), page links and the questions."""
+    captions, notes, metrics, the figures' words; with `questions`, also the questions'
+    labels, the metrics' help and page links' labels."""
     said = []
     for child in getattr(node, "children", {}).values():
         if child.type == "metric":
-            said.append(f"{child.label} {child.value} {child.help or ''}")
-        elif child.type in ("radio", "page_link"):
+            helped = f" {child.help or ''}" if questions else ""
+            said.append(f"{child.label} {child.value}{helped}")
+        elif questions and child.type in ("radio", "page_link"):
             said.append(child.label)
-        elif isinstance(getattr(child, "value", None), str):
+        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
             said.append(child.value)
         else:
-            said.append(page_words(child))
+            said.append(page_words(child, questions))
     return " ".join(s for s in said if s)

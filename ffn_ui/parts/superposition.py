@@ -11,12 +11,16 @@ import streamlit as st
 from ffn_core.lessons.superposition import (
     NeuronModel,
     ToyModel,
+    dimensions_per_feature,
+    feature_dimensionality,
     feature_norms,
     phase_diagram,
     train_neuron_model,
     train_toy_model,
 )
 from ffn_ui import figures
+from ffn_ui.controls.labels import labels
+from ffn_ui.controls.url import bound_slider
 from ffn_ui.page.display import show
 from ffn_ui.page.predict import Question, predicted
 from ffn_ui.shared_arrays import read_only
@@ -222,6 +226,42 @@ def phase_section(presenter: bool) -> None:
         ),
         presenter,
     )
+
+
+def dimensions_section(sparsity: float, decay: float, answered: bool, presenter: bool) -> None:
+    """Section 2: n features in m < n dimensions, each feature's share of a dimension;
+    it waits for the page's question, as it shows how many features a layer keeps."""
+    left, right = st.columns(2)
+    n = bound_slider("features n", "sp_n", 4, MAX_FEATURES, 20, 1, left)
+    m = bound_slider("hidden dimensions m", "sp_m", 1, MAX_HIDDEN, 5, 1, right)
+    if not answered:  # how many features a layer keeps: the question at the top
+        st.caption("This section waits for the question at the top: it shows what a layer keeps.")
+    elif m >= n:
+        st.info(f"With m = {m} ≥ n = {n} every feature can have a dimension of its own; try m < n.")
+    else:
+        big = toy(n, m, sparsity, decay)
+        D = feature_dimensionality(big.W)  # (n,)
+        per = dimensions_per_feature(big.W)
+        st.caption(
+            f"Each bar is one feature's share of a dimension, D_i = ‖W_i‖⁴ / Σ_j (W_i · W_j)²: 1 "
+            "for a dimension of its own, 1/2 in an antipodal pair (two features on one line, "
+            "pointing opposite ways), 2/5 in a pentagon, 0 dropped. "
+            f"Notice where they sit here: from {D.min():.2f} to {D.max():.2f}, median "
+            f"{np.median(D):.2f}. Over all features, m / ‖W‖_F² = {per:.2f} dimensions per "
+            "feature (the dashed line); ‖W‖_F², the squared Frobenius norm, is every weight of W "
+            "squared and summed: the features' squared lengths added up."
+        )
+        show(
+            figures.bars(
+                labels("f", n),
+                D,
+                "dimensionality of each feature",
+                "D",
+                level=per,
+                level_name="m / ‖W‖_F²",
+            ),
+            presenter,
+        )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 import streamlit as st
-from helpers import LANGUAGE_MODEL, decode, metric, open_page, traces, warnings_text
+from helpers import LANGUAGE_MODEL, decode, metric, open_page, page_words, traces, warnings_text
 
 import ffn_ui.models.smollm as lm
 from ffn_core.models.edits import Edit
@@ -152,7 +152,7 @@ def test_odd_text_never_raises(text):
 
 def test_a_guess_about_a_shut_gate_reveals_the_gate_up_scatter(smollm):
     at = open_page(LANGUAGE_MODEL)
-    before = words(at.main)
+    before = page_words(at.main, questions=False)
     assert "silu(−6)" not in before and "−0.015" not in before  # the answer waits
     at.radio(key="guess_gate").set_value("a lot, negative").run()
     (wrong,) = [e.value for e in at.error if e.value.startswith("Not this time")]
@@ -198,7 +198,7 @@ def test_switching_off_the_strongest_pushers_shows_the_core_s_new_probability(sm
 
 def test_a_rewritten_fact_reports_what_the_edited_model_says(smollm):
     at = open_page(LANGUAGE_MODEL)
-    before = words(at.main)
+    before = page_words(at.main, questions=False)
     for answer in ("The edit took", "neighbours keep their answer", "after the edit"):
         assert answer not in before, answer
     assert not [m for m in at.metric if m.label.startswith("p(")]
@@ -292,23 +292,9 @@ def test_a_path_variable_naming_no_file_is_reported_without_the_path(monkeypatch
     assert str(tmp_path) not in warnings_text(at)
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
-    text, captions, notes, metrics, the figures' words; not the questions' radios."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 def test_q4_1_the_stream_the_final_rmsnorm_and_k_hat_are_said_where_first_used(smollm):
     """Each term in a few words at its first use on the page, in the page's order."""
-    said = words(open_page(LANGUAGE_MODEL).main)
+    said = page_words(open_page(LANGUAGE_MODEL).main, questions=False)
     assert said.index("Q4_1") == said.index("Q4_1, a 4-bit format: each run of 32 weights")
     assert "whole numbers from 0 to 15 with one scale and one minimum" in said
     assert said.index("stream") == said.index("stream is each token's running vector")
@@ -322,7 +308,7 @@ def test_q4_1_the_stream_the_final_rmsnorm_and_k_hat_are_said_where_first_used(s
 def test_the_page_opens_on_the_next_token_and_explains_after_it(smollm):
     """Above the first figure the heading and one sentence; the model's sizes, its
     format and the vocabulary come after it."""
-    said = words(open_page(LANGUAGE_MODEL).main)
+    said = page_words(open_page(LANGUAGE_MODEL).main, questions=False)
     first_figure = said.index("The figure in numbers: ")
     assert "30 blocks, d_model 576" in said[first_figure:]
     assert "Q4_1" not in said[:first_figure] and "predicts the next token" in said[:first_figure]
@@ -335,14 +321,14 @@ def test_the_model_s_name_is_the_file_the_core_loads_everywhere_the_page_says_it
 
     name = FILE_NAME.split(".")[0]
     assert name == "SmolLM2-135M-Instruct"
-    said = words(open_page(LANGUAGE_MODEL).main)
+    said = page_words(open_page(LANGUAGE_MODEL).main, questions=False)
     assert said.count(name) >= 2  # the first sentence, and the explanation after the figure
     base_alone = said.count("SmolLM2-135M") - said.count(name)
     assert base_alone == said.count("SmolLM2-135M tuned to follow instructions") == 1
 
 
 def test_decoder_ridge_and_the_swiglu_code_are_said_in_words(smollm):
-    said = words(open_page(LANGUAGE_MODEL).main)
+    said = page_words(open_page(LANGUAGE_MODEL).main, questions=False)
     assert "swiglu_forward" not in said and "ridge" not in said
     decoder = said.index("decoder")
     assert "each token reads only itself and the tokens before it" in said[decoder : decoder + 120]

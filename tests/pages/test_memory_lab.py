@@ -13,6 +13,7 @@ from helpers import (
     decode,
     edit_table,
     open_page,
+    page_words,
     setup_table,
     warnings_text,
 )
@@ -102,20 +103,6 @@ def test_the_tools_are_named_for_what_each_shows(fresh_caches):
     assert "Neuroscope (Nanda, 2022) shows something else: the texts that make" in text
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
-    text, captions, notes, metrics, the figures' words; not the questions' radios."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 def test_loss_and_recall_each_have_their_own_axis_and_a_recall_of_0_is_drawn_at_0(fresh_caches):
     """M4: the loss on a log axis, the recall on a linear one from 0 to 100 %: a recall of
     0 is drawn at 0 (a log axis had drawn it at 10⁻³, unsaid)."""
@@ -134,7 +121,7 @@ def test_loss_and_recall_each_have_their_own_axis_and_a_recall_of_0_is_drawn_at_
 
 
 def test_rank_one_is_said_before_the_rewrite_uses_it(fresh_caches):
-    said = words(open_page(MEMORY).main)
+    said = page_words(open_page(MEMORY).main, questions=False)
     where = said.index("rank-one change to W2: one column times one row (u ⊗ d)")
     assert where < said.index("Editing methods such as ROME")
 
@@ -144,12 +131,12 @@ def test_before_the_guess_no_word_or_figure_says_which_facts_the_edit_moves(fres
     of changed answers, the edited fact's new answer and the change to W2 wait for it."""
     query = {"facts": "countries → capitals", "fact": "france → paris", "new_obj": "rome"}
     at = open_page(MEMORY, {**query, "apply_edit": "true", "mem_dff": "4"})
-    before = words(at.main)
+    before = page_words(at.main, questions=False)
     for answer in ("Other facts whose answer changed", "now recalls", "share k·u of d"):
         assert answer not in before, answer
     assert "the rank-one change to W2" not in before
     at.radio(key="guess_edit").set_value("none of them").run()
-    after = words(at.main)
+    after = page_words(at.main, questions=False)
     assert "Other facts whose answer changed" in after and "the rank-one change to W2" in after
 
 
@@ -163,7 +150,7 @@ def test_the_loss_axis_labels_only_powers_of_ten_so_its_labels_never_crowd(fresh
 
 
 def test_e_object_and_minilm_are_said_in_words_where_they_appear(fresh_caches):
-    said = words(open_page(MEMORY, {"facts": "countries → capitals"}).main)
+    said = page_words(open_page(MEMORY, {"facts": "countries → capitals"}).main, questions=False)
     first = said.index("e_object")
     assert "e_object the word vector of “paris”" in said[first - 20 : first + 40]
     assert "encoder" not in said  # the Real model's MiniLM, said in words instead

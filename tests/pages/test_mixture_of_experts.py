@@ -96,7 +96,7 @@ def test_the_mixtral_question_explains_why_it_is_not_56b():
     at = open_page(MOE)
     assert not [m for m in at.metric if m.label.startswith("parameters: stored")]
     stored, used = f"{mx['total'] / 1e9:.1f}B", f"{mx['active'] / 1e9:.1f}B"
-    before = words(at.main)
+    before = page_words(at.main, questions=False)
     assert stored not in before and used not in before and "Mixtral 8x7B" in before
     at.radio(key="guess_mixtral").set_value("56B stored, 14B per token").run()
     verdict = at.error[0].value
@@ -106,25 +106,11 @@ def test_the_mixtral_question_explains_why_it_is_not_56b():
     assert shown.value == "46.7B / 12.9B" == f"{stored} / {used}"
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
-    text, captions, notes, metrics, the figures' words; not the questions' radios."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 def test_the_routing_comes_first_and_the_explanation_after_it():
     """The page opens on the routing heatmap: before it, the heading and one sentence; the
     router's softmax and Mixtral's 8 and 2 are said under it."""
     at = open_page(MOE)
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     first_figure = said.index("The figure in numbers: ")
     assert said.index("A softmax turns the scores into probabilities") > first_figure
     assert "router" in said[:first_figure] and "softmax" not in said[:first_figure]

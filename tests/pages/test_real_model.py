@@ -12,6 +12,7 @@ from helpers import (
     heatmap,
     metric,
     open_page,
+    page_words,
     traces,
     warnings_text,
 )
@@ -302,7 +303,8 @@ def test_switching_off_the_helpers_is_predicted_then_measured(minilm):
     after = cosine(edited.embedding, other)
     estimate, moved = -scores[layer, helpers].sum(), after - before
     assert after < before  # the helpers did help: without them, less similar
-    said = words(at.main)  # before the guess: the estimate, never the real change
+    # before the guess: the estimate, never the real change
+    said = page_words(at.main, questions=False)
     assert f"{moved:+.4f}" not in said and f"{after:.4f}" not in said
     assert f"{estimate:+.4f}" not in said  # the estimate is the question's own, in its label
     question = at.radio(key="guess_similar")
@@ -328,27 +330,13 @@ def test_wordpiece_and_the_special_tokens_are_explained_where_first_shown():
     assert "a first-order estimate of how much switching it off would change" in text
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
-    text, captions, notes, metrics, the figures' words; not the questions' radios."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 def test_the_page_opens_on_how_much_fires_and_explains_after_it(minilm):
     """The first figure is how much fires in each layer, the model's own numbers; above it
     the heading and one sentence, the model's sizes and the toy's ReLU said under it."""
     from ffn_ui.parts.real_model.tables import sparsity_shares
 
     at = open_page(REAL_MODEL)
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     first_figure = said.index("The figure in numbers: ")
     assert "6 layers, d_model 384" in said[first_figure:]
     assert "d_model 384" not in said[:first_figure]
@@ -392,7 +380,7 @@ def test_the_similarities_say_they_are_cosines_of_sentence_embeddings_as_the_cor
 def test_sections_4_and_5_say_what_they_hold_while_closed():
     """Closed, each section is more than a heading: a line says what opening it shows (a
     class's students, who see no expander, read that line too)."""
-    said = words(open_page(REAL_MODEL).main)
+    said = page_words(open_page(REAL_MODEL).main, questions=False)
     for heading, line in (
         ("4. Which neurons matter", "neurons is scored by how much it pushes the two sentences"),
         ("5. The toy pages' three facts", "Keys fire on patterns, the output is a sum"),

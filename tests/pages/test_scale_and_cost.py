@@ -12,6 +12,7 @@ from helpers import (
     decode,
     metric,
     open_page,
+    page_words,
     shown_table,
     traces,
 )
@@ -101,20 +102,6 @@ def test_your_models_heads_are_64_wide_where_d_model_allows(d_model, heads):
     assert f"with {heads} head{'s' if heads > 1 else ''} of {d_model // heads} numbers" in text
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
-    text, captions, notes, metrics, the figures' words; not the questions' radios."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 def test_before_the_guess_the_blocks_are_drawn_whole_and_nothing_gives_the_share():
     """The question asks GPT-2 small's FFN share: the figure draws each block without its
     split, and no table, ratio chart, caption ("8·d², twice attention's 4·d²") or figure's
@@ -126,7 +113,7 @@ def test_before_the_guess_the_blocks_are_drawn_whole_and_nothing_gives_the_share
     assert list(whole["y"]) == [*FIGURE_MODELS, "your model"]
     np.testing.assert_array_equal(decode(whole["x"]), 1.0)
     assert not any(c.isdigit() for c in whole["hovertemplate"] + "".join(whole["text"]))
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     for answer in ("two thirds", "66.6", "67 %", "67%", "0.666", "8·d²", "4·d²", "twice"):
         assert answer not in said, answer
     assert not at.dataframe and len(at.get("plotly_chart")) == 1  # the split alone
@@ -141,11 +128,11 @@ def test_before_the_guess_the_blocks_are_drawn_whole_and_nothing_gives_the_share
         counts = model_params(SHAPES[name])
         assert decode(ffn["x"])[i] == pytest.approx(counts["ffn"] / counts["block"], rel=1e-6)
         assert decode(attention["x"])[i] == pytest.approx(counts["attention"] / counts["block"])
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     assert "66.6%" in said
     assert len(at.get("plotly_chart")) == 2  # and the FLOPs; the ratio waits for question 2
     at.radio(key="guess_swiglu_cost").set_value("more").run()
-    assert "8·d², twice attention's 4·d²" in words(at.main)
+    assert "8·d², twice attention's 4·d²" in page_words(at.main, questions=False)
     assert len(at.get("plotly_chart")) == 3  # and the ratio's lines
 
 
@@ -173,7 +160,7 @@ def test_llama_2_keeps_two_thirds_at_7b_and_13b_and_82_percent_at_70b():
 
 def test_the_norms_are_said_in_a_few_words_before_the_table_names_them():
     at = open_page(SCALE, ANSWERS[SCALE])
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     why = said.index("LayerNorm (GPT-2, BERT) shifts")
     assert "RMSNorm (Llama) only divides by the numbers' root mean square" in said
     assert why < said.index("GPT-2-style blocks with biases and LayerNorm")
@@ -188,7 +175,7 @@ def test_before_the_swiglu_guess_no_table_or_word_gives_either_ffns_flops():
     plain, gated = ffn_flops(1, 4, 16), ffn_flops(1, 4, swiglu_d_ff(4), "swiglu")
     assert (plain, gated) == (256, 264)
     assert not [d for d in at.dataframe if "FLOPs per token" in d.value.columns]
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     assert f"= {plain:,}" not in said and f"= {gated:,}" not in said
     at.radio(key="guess_swiglu_cost").set_value("about the same").run()
     assert at.success[-1].value.startswith("Right:")
@@ -202,7 +189,7 @@ def test_before_the_share_guess_no_flops_line_or_count_gives_the_ffns_weights():
     at = open_page(SCALE)
     assert not at.metric
     assert not [t for chart in chart_traces(at) for t in chart if "attention" in t.get("name", "")]
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     assert "FFN FLOPs per token" not in said and f"{2 * 2 * 768 * 3072:,}" not in said
     at.radio(key="guess_share").set_value("about half").run()
     assert metric(at, "FFN FLOPs per token") == f"{2 * 2 * 768 * 3072:,}"
@@ -213,21 +200,22 @@ def test_before_the_swiglu_guess_nothing_says_its_weights_match_the_plain_ffns()
     equal weights would settle it, so no heading, sidebar caption or ratio says so before
     the guess (the share question answered); after it the ratio's lines and words do."""
     at = open_page(SCALE, ANSWERS[SCALE])
-    sidebar = words(at.sidebar)
+    sidebar = page_words(at.sidebar, questions=False)
     assert "d²" not in sidebar and "as many weights" not in sidebar
-    said = words(at.main)  # question 1's why counts GPT-2's 8·d², not SwiGLU's
+    # question 1's why counts GPT-2's 8·d², not SwiGLU's
+    said = page_words(at.main, questions=False)
     for answer in ("stay at 8·d²", "same weights", "as many weights", "the same FLOPs"):
         assert answer not in said, answer
     assert len(at.get("plotly_chart")) == 2  # the split and the FLOPs: no ratio yet
     at.radio(key="guess_swiglu_cost").set_value("more").run()
-    assert "so it uses d_ff ≈ 8/3·d_model to stay at 8·d²" in words(at.main)
+    assert "so it uses d_ff ≈ 8/3·d_model to stay at 8·d²" in page_words(at.main, questions=False)
 
 
 def test_an_expert_is_said_where_the_page_first_names_mixtrals():
     """Mixture of experts comes after this page: where Mixtral's experts first appear (the
     notice beside the split, once guessed) they are said in a few words, and so is the
     table's "active per token"."""
-    said = words(open_page(SCALE, ANSWERS[SCALE]).main)
+    said = page_words(open_page(SCALE, ANSWERS[SCALE]).main, questions=False)
     first = said.index("expert")
     assert (
         "eight FFNs side by side of which a small router runs two for each token"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import SUPERPOSITION, chart_traces, decode, open_page, traces
+from helpers import SUPERPOSITION, chart_traces, decode, open_page, page_words, traces
 
 import ffn_ui.parts.superposition as sp
 from ffn_core.lessons.superposition import (
@@ -24,20 +24,6 @@ def test_defaults_ask_before_showing_the_five_features():
     assert "Make your guess above to see the answer." in [c.value for c in at.caption]
 
 
-def words(node) -> str:
-    """Every word the page shows, in the page's order (the shared sidebar aside): headings,
-    text, captions, notes, metrics, the figures' words; not the questions' radios."""
-    said = []
-    for child in getattr(node, "children", {}).values():
-        if child.type == "metric":
-            said.append(f"{child.label} {child.value}")
-        elif child.type != "radio" and isinstance(getattr(child, "value", None), str):
-            said.append(child.value)
-        else:
-            said.append(words(child))
-    return " ".join(s for s in said if s)
-
-
 @pytest.mark.parametrize("preset", ["Dense", "Sparse", "Very sparse"])
 def test_before_the_guess_the_plane_holds_no_arrow_and_no_word_says_how_many_are_kept(preset):
     """The question asks how many of the five features the model keeps: the plane is drawn
@@ -52,7 +38,7 @@ def test_before_the_guess_the_plane_holds_no_arrow_and_no_word_says_how_many_are
     assert circle["name"] == "length 1"
     np.testing.assert_allclose(np.hypot(decode(circle["x"]), decode(circle["y"])), 1, atol=1e-6)
     assert len(at.get("plotly_chart")) == 2  # no Wᵀ W, no bars yet
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     assert "of 5 features" not in said and "the length ‖W_i‖" not in said
     before_section_1 = said.split("1. The phase change")[0]
     for length in feature_norms(model.W):
@@ -62,18 +48,18 @@ def test_before_the_guess_the_plane_holds_no_arrow_and_no_word_says_how_many_are
     assert len(tips) == 5
     for i, tip in enumerate(tips):
         np.testing.assert_allclose([decode(tip["x"])[0], decode(tip["y"])[0]], model.W[:, i])
-    assert f"the model keeps {sp.kept(model)} of 5 features" in words(at.main)
+    assert f"the model keeps {sp.kept(model)} of 5 features" in page_words(at.main, questions=False)
 
 
 def test_before_the_phase_guess_no_grid_and_no_word_gives_where_sharing_starts():
     at = open_page(SUPERPOSITION)
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     assert "phase change is a sudden switch" in said  # the term, before its question
     for answer in ("50 % zeros", "shared", "in 3", " of 36 cells"):
         assert answer not in said, answer
     assert not [t for chart in chart_traces(at) for t in chart if t.get("xgap") == 2]
     at.radio(key="guess_phase").set_value("already at 50 % zeros").run()
-    assert "of 36 cells" in words(at.main)
+    assert "of 36 cells" in page_words(at.main, questions=False)
 
 
 def test_a_guess_reveals_the_arrows_and_overlaps_of_the_trained_model():
@@ -221,7 +207,7 @@ def test_the_page_writes_its_products_as_x_at_w_as_the_rest_of_the_app_does():
     core's: h = x @ Wᵀ with W (m, n), x' = ReLU(h @ W + b); the neurons h = ReLU(x @ W1 + b1)
     with W1 (n, k). Never the paper's W x."""
     at = open_page(SUPERPOSITION, {"guess_kept": "5"})
-    said = words(at.main)
+    said = page_words(at.main, questions=False)
     for paper in ("W x", "Wᵀ h", "W1 x", "W2 h", "W·x"):
         assert paper not in said, paper
     assert "h = x @ Wᵀ (W is m × n)" in said and "x' = ReLU(h @ W + b)" in said
